@@ -1,0 +1,210 @@
+"""The write ledger: one row per harness-minted idempotency key.
+
+States::
+
+    pending ──► committed      the effect happened; its result is recorded and replayed
+       │   └──► failed         it is known that nothing changed
+       └──────► unknown        the effect can't be determined (crash, lost ack, lease expired)
+                  ├──► committed / failed   by reconciliation
+                  └──  stays unknown: the write is held back, never re-run automatically
+
+``attempt`` is a fencing counter: a worker may only settle the row for the attempt it claimed.
+Moving an expired pending row to ``unknown`` bumps it, so a worker that wakes up after its
+lease cannot settle (and, for atomic writes, its whole transaction is rolled back).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+from ._exceptions import StoreError
+
+LedgerState = Literal["pending", "committed", "failed", "unknown"]
+LEDGER_STATES: tuple[LedgerState, ...] = ("pending", "committed", "failed", "unknown")
+
+
+class FencedError(StoreError):
+    """The claim this worker holds is no longer current; its work must not land."""
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One write, as the ledger knows it."""
+
+    key: str
+    conversation_id: str
+    tool: str
+    fingerprint: str
+    arguments: dict[str, Any]
+    state: LedgerState
+    attempt: int
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+    created_at: float
+    updated_at: float
+    lease_expired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The answer to a claim: the entry, and whether this caller now owns the attempt."""
+
+    entry: LedgerEntry
+    owned: bool
+
+
+class Ledger(Protocol):
+    """Where writes are claimed and settled. ``MemoryLedger`` and ``SqlLedger`` implement it."""
+
+    def claim(
+        self,
+        *,
+        key: str,
+        conversation_id: str,
+        tool: str,
+        fingerprint: str,
+        arguments: dict[str, Any],
+        lease_seconds: float,
+    ) -> Claim:
+        """Insert ``pending`` for a new key (owned), or return what the key already is."""
+        ...
+
+    def commit_in(self, connection: Any, key: str, attempt: int, result: dict[str, Any]) -> None:
+        """Mark committed inside the caller's transaction; raise ``FencedError`` if fenced."""
+        ...
+
+    def finalize(
+        self,
+        key: str,
+        attempt: int,
+        state: LedgerState,
+        *,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> bool:
+        """Settle a pending/unknown row claimed at ``attempt``; False if fenced or settled."""
+        ...
+
+    def get(self, key: str) -> LedgerEntry | None:
+        """The entry for ``key``."""
+        ...
+
+    def entries(
+        self, *, conversation_id: str | None = None, state: LedgerState | None = None
+    ) -> list[LedgerEntry]:
+        """Entries, oldest first, optionally filtered."""
+        ...
+
+    def expire(self, key: str) -> LedgerEntry | None:
+        """If ``key`` is pending past its lease, make it ``unknown`` (fencing bump)."""
+        ...
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON: sorted keys, compact, so equal arguments give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fingerprint(tool: str, canonical_arguments: str) -> str:
+    """A short stable hash of a call's tool and canonical arguments."""
+    return hashlib.sha256(f"{tool}\x00{canonical_arguments}".encode()).hexdigest()[:32]
+
+
+def idempotency_key(
+    *, conversation_id: str, user_turn: int, tool: str, call_fingerprint: str, ordinal: int
+) -> str:
+    """The write's identity (DESIGN §10): conversation, user turn, tool, arguments, ordinal."""
+    raw = f"{conversation_id}\x00{user_turn}\x00{tool}\x00{call_fingerprint}\x00{ordinal}"
+    return "sfk_" + hashlib.sha256(raw.encode()).hexdigest()[:40]
+
+
+class MemoryLedger:
+    """An in-process ledger for tests and ephemeral agents (no atomic writes)."""
+
+    def __init__(self, *, clock: Any = time.time) -> None:
+        self._rows: dict[str, LedgerEntry] = {}
+        self._leases: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._clock = clock
+
+    def claim(
+        self,
+        *,
+        key: str,
+        conversation_id: str,
+        tool: str,
+        fingerprint: str,
+        arguments: dict[str, Any],
+        lease_seconds: float,
+    ) -> Claim:
+        now = self._clock()
+        with self._lock:
+            row = self._rows.get(key)
+            if row is not None:
+                return Claim(self._with_lease(row, now), owned=False)
+            row = LedgerEntry(
+                key, conversation_id, tool, fingerprint, arguments, "pending", 1,
+                None, None, now, now,
+            )
+            self._rows[key] = row
+            self._leases[key] = now + lease_seconds
+            return Claim(row, owned=True)
+
+    def _with_lease(self, row: LedgerEntry, now: float) -> LedgerEntry:
+        expired = row.state == "pending" and self._leases.get(row.key, 0.0) < now
+        return replace(row, lease_expired=expired)
+
+    def commit_in(self, connection: Any, key: str, attempt: int, result: dict[str, Any]) -> None:
+        del connection
+        msg = "MemoryLedger cannot join another database's transaction; use SqlLedger"
+        raise StoreError(msg)
+
+    def finalize(
+        self,
+        key: str,
+        attempt: int,
+        state: LedgerState,
+        *,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> bool:
+        with self._lock:
+            row = self._rows.get(key)
+            if row is None or row.attempt != attempt or row.state not in ("pending", "unknown"):
+                return False
+            self._rows[key] = replace(
+                row, state=state, result=result, error=error, updated_at=self._clock()
+            )
+            return True
+
+    def get(self, key: str) -> LedgerEntry | None:
+        with self._lock:
+            row = self._rows.get(key)
+            return None if row is None else self._with_lease(row, self._clock())
+
+    def entries(
+        self, *, conversation_id: str | None = None, state: LedgerState | None = None
+    ) -> list[LedgerEntry]:
+        with self._lock:
+            rows = list(self._rows.values())
+        return [
+            r
+            for r in rows
+            if (conversation_id is None or r.conversation_id == conversation_id)
+            and (state is None or r.state == state)
+        ]
+
+    def expire(self, key: str) -> LedgerEntry | None:
+        now = self._clock()
+        with self._lock:
+            row = self._rows.get(key)
+            if row is None or row.state != "pending" or self._leases.get(key, 0.0) >= now:
+                return row
+            row = replace(row, state="unknown", attempt=row.attempt + 1, updated_at=now)
+            self._rows[key] = row
+            return row

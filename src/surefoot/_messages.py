@@ -1,0 +1,160 @@
+"""The neutral transcript: ours, not any vendor's.
+
+A conversation is a list of messages::
+
+    Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage
+
+* ``UserMessage`` — what the person typed.
+* ``AssistantMessage`` — one model response: ``TextPart`` and ``ToolCall`` parts in order,
+  the stop reason, and which provider/model produced it. Vendor data that must be echoed
+  back (reasoning items, thinking signatures) lives in ``provider_details`` and is only ever
+  sent back to the same provider.
+* ``ToolResultsMessage`` — exactly one ``ToolResult`` per call of the preceding assistant
+  message, in call order. The outcome inside keeps its program-set mark.
+* ``HarnessMessage`` — text the harness itself showed the person (a stop, a limit). Adapters
+  never present it as the model's words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._outcome import Outcome
+
+FinishReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "pause"]
+"""Why a model response ended, in neutral terms."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Text the model wrote."""
+
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call as the model made it.
+
+    ``raw_arguments`` is exactly what the provider sent (a JSON string) when it sent a
+    string; ``arguments`` is the parsed object, or None when the text did not parse into one.
+    """
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | None
+    raw_arguments: str | None = None
+    provider_details: dict[str, Any] | None = None
+    kind: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningPart:
+    """Opaque provider reasoning, echoed only to the provider that produced it."""
+
+    provider: str
+    data: dict[str, Any]
+    kind: Literal["reasoning"] = "reasoning"
+
+
+AssistantPart = TextPart | ToolCall | ReasoningPart
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    """What the person said."""
+
+    text: str
+    kind: Literal["user"] = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    """One model response."""
+
+    parts: tuple[AssistantPart, ...]
+    finish: FinishReason = "end_turn"
+    provider: str | None = None
+    model: str | None = None
+    provider_details: dict[str, Any] | None = None
+    kind: Literal["assistant"] = "assistant"
+
+    @property
+    def text(self) -> str:
+        """All text parts joined."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The tool calls, in order."""
+        return tuple(p for p in self.parts if isinstance(p, ToolCall))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The one outcome of one call."""
+
+    call_id: str
+    name: str
+    outcome: Outcome
+    executed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultsMessage:
+    """The results of every call of the preceding assistant message, in call order."""
+
+    results: tuple[ToolResult, ...]
+    kind: Literal["tool_results"] = "tool_results"
+
+
+HarnessReason = Literal[
+    "stop_turn",
+    "round_limit",
+    "provider_error",
+    "max_tokens",
+    "refusal",
+    "awaiting_confirmation",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessMessage:
+    """Text the harness showed the person when it ended a turn itself."""
+
+    text: str
+    reason: HarnessReason
+    kind: Literal["harness"] = "harness"
+
+
+Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What a provider needs to know about one tool."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    effect: Literal["read", "write"] = "read"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """Everything one model request needs: the transcript so far and the tools."""
+
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec] = ()
+    system: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    """A model's answer: the assistant message, plus usage if the provider gave it."""
+
+    message: AssistantMessage
+    usage: dict[str, int] = field(default_factory=dict)

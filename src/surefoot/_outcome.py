@@ -1,0 +1,193 @@
+"""The outcome contract: what one tool execution yields.
+
+An outcome is a value, never a string to parse::
+
+    Outcome = Ok | ToolError
+
+``Ok`` carries the tool's data (a JSON object). ``ToolError`` carries a stable code, a safe
+localized message, a recovery directive and optional structured details. The error mark is set
+by the program when the outcome is built and travels with it; nothing downstream re-derives it
+from text.
+
+On the wire an error is the versioned envelope (DESIGN §2)::
+
+    {"kind": "tool_error", "version": 1, "is_error": true, "error": "not_found",
+     "message": "...", "recovery": "choose_alternative", "recoverable": true}
+
+A success is the data object itself. ``to_record`` / ``from_record`` give the tagged form used
+in journals and in ``--json`` output (``{"ok": data}`` or the envelope), which keeps the mark
+explicit even for data that looks like an envelope.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final, Literal
+
+ENVELOPE_KIND: Final = "tool_error"
+ENVELOPE_VERSION: Final = 1
+
+
+class Recovery(StrEnum):
+    """What the caller should do after an error."""
+
+    CORRECT_ARGUMENTS = "correct_arguments"
+    """Fix the call (``details`` says what) and try again."""
+    CHOOSE_ALTERNATIVE = "choose_alternative"
+    """This call will not work; another query or tool may."""
+    STOP_TURN = "stop_turn"
+    """The harness ends the turn; the model is not called again in it."""
+
+
+class ErrorCode(StrEnum):
+    """The codes the harness owns. Tools add their own snake_case domain codes."""
+
+    UNKNOWN_TOOL = "unknown_tool"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    UNAVAILABLE = "unavailable"
+    OUTCOME_UNKNOWN = "outcome_unknown"
+    NOT_APPLIED = "not_applied"
+    NOT_EXECUTED = "not_executed"
+    DENIED = "denied"
+
+
+HARNESS_CODES: Final = frozenset(code.value for code in ErrorCode)
+
+
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """One structured problem with the arguments of a call."""
+
+    field: str
+    problem: str
+    expected: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        """The wire form: ``{"field", "problem", "expected"?}``."""
+        out = {"field": self.field, "problem": self.problem}
+        if self.expected is not None:
+            out["expected"] = self.expected
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Ok:
+    """A successful execution: the tool's data, a JSON object."""
+
+    data: dict[str, Any]
+    kind: Literal["ok"] = "ok"
+
+    @property
+    def is_error(self) -> Literal[False]:
+        """Always False: the mark is part of the type."""
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolError:
+    """A failed execution: a stable code, a safe message and what to do next."""
+
+    code: str
+    message: str
+    recovery: Recovery
+    details: tuple[Detail, ...] = field(default=())
+    kind: Literal["tool_error"] = "tool_error"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", str(self.code))
+        if not self.code or not self.code.replace("_", "").isalnum() or not self.code.islower():
+            msg = f"error code must be snake_case, got {self.code!r}"
+            raise ValueError(msg)
+        if not self.message.strip():
+            msg = "an error message must not be empty"
+            raise ValueError(msg)
+
+    @property
+    def is_error(self) -> Literal[True]:
+        """Always True: the mark is part of the type."""
+        return True
+
+    @property
+    def recoverable(self) -> bool:
+        """False exactly when the recovery is ``stop_turn``."""
+        return self.recovery is not Recovery.STOP_TURN
+
+    def with_recovery(self, recovery: Recovery, message: str | None = None) -> ToolError:
+        """The same error with another recovery (and optionally another message)."""
+        return ToolError(
+            code=self.code,
+            message=self.message if message is None else message,
+            recovery=recovery,
+            details=self.details,
+        )
+
+
+Outcome = Ok | ToolError
+
+
+def to_wire(outcome: Outcome) -> dict[str, Any]:
+    """What the model receives: the data object, or the error envelope."""
+    if isinstance(outcome, Ok):
+        return outcome.data
+    envelope: dict[str, Any] = {
+        "kind": ENVELOPE_KIND,
+        "version": ENVELOPE_VERSION,
+        "is_error": True,
+        "error": outcome.code,
+        "message": outcome.message,
+        "recovery": outcome.recovery.value,
+        "recoverable": outcome.recoverable,
+    }
+    if outcome.details:
+        envelope["details"] = [d.to_json() for d in outcome.details]
+    return envelope
+
+
+def dumps(value: Any) -> str:
+    """The one JSON serialization used for everything a model sees (compact, UTF-8 kept)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def to_wire_text(outcome: Outcome) -> str:
+    """``to_wire`` serialized: the content sent to providers that take a string."""
+    return dumps(to_wire(outcome))
+
+
+def to_record(outcome: Outcome) -> dict[str, Any]:
+    """The tagged form kept in journals and printed by ``--json``: ``{"ok": data}`` or envelope."""
+    if isinstance(outcome, Ok):
+        return {"ok": outcome.data}
+    return to_wire(outcome)
+
+
+def from_record(record: dict[str, Any]) -> Outcome:
+    """Inverse of ``to_record``. Raises ``ValueError`` on anything else."""
+    if set(record) == {"ok"} and isinstance(record["ok"], dict):
+        return Ok(record["ok"])
+    return envelope_to_error(record)
+
+
+def envelope_to_error(envelope: dict[str, Any]) -> ToolError:
+    """Parse a version-1 error envelope. Raises ``ValueError`` if it is not one."""
+    if envelope.get("kind") != ENVELOPE_KIND or envelope.get("is_error") is not True:
+        msg = "not a tool_error envelope"
+        raise ValueError(msg)
+    if envelope.get("version") != ENVELOPE_VERSION:
+        msg = f"unsupported envelope version {envelope.get('version')!r}"
+        raise ValueError(msg)
+    recovery = Recovery(envelope["recovery"])
+    if envelope.get("recoverable") is not (recovery is not Recovery.STOP_TURN):
+        msg = "recoverable must be false exactly when recovery is stop_turn"
+        raise ValueError(msg)
+    details = tuple(
+        Detail(field=str(d["field"]), problem=str(d["problem"]), expected=d.get("expected"))
+        for d in envelope.get("details", ())
+    )
+    return ToolError(
+        code=str(envelope["error"]),
+        message=str(envelope["message"]),
+        recovery=recovery,
+        details=details,
+    )

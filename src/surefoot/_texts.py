@@ -1,0 +1,206 @@
+"""The harness's own words, in Spanish, Portuguese and English.
+
+Two audiences: the model (messages inside error envelopes) and the person (the harness's
+replies when it ends a turn itself). Both are product text. None of them ever carries exception
+text, paths, SQL or keys; only names the harness already shows (tool names, codes).
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+Lang = Literal["es", "pt", "en"]
+LANGS: Final[tuple[Lang, ...]] = ("es", "pt", "en")
+
+_TEXTS: Final[dict[str, dict[Lang, str]]] = {
+    # --- for the model -------------------------------------------------------------------
+    "unknown_tool": {
+        "es": "No existe ninguna herramienta llamada «{name}»; no se ha ejecutado nada. "
+        "Herramientas disponibles: {names}.",
+        "pt": "Não existe nenhuma ferramenta chamada «{name}»; nada foi executado. "
+        "Ferramentas disponíveis: {names}.",
+        "en": "There is no tool named '{name}'; nothing was run. Available tools: {names}.",
+    },
+    "invalid_arguments": {
+        "es": "Los argumentos de «{name}» no son válidos, así que no se ha ejecutado. "
+        "Corrige los campos indicados en details y vuelve a llamarla.",
+        "pt": "Os argumentos de «{name}» não são válidos, por isso não foi executada. "
+        "Corrija os campos indicados em details e chame-a de novo.",
+        "en": "The arguments for '{name}' are not valid, so it was not run. "
+        "Fix the fields listed in details and call it again.",
+    },
+    "key_mismatch": {
+        "es": "Esta escritura ya quedó registrada con otros argumentos; no se ha ejecutado.",
+        "pt": "Esta escrita já foi registada com outros argumentos; não foi executada.",
+        "en": "This write was already recorded with other arguments; it was not run.",
+    },
+    "unavailable": {
+        "es": "No se pudieron leer los datos de «{name}» por un fallo interno. Esto no dice "
+        "nada sobre si los datos existen; otra consulta puede funcionar.",
+        "pt": "Não foi possível ler os dados de «{name}» devido a uma falha interna. Isto não "
+        "diz nada sobre se os dados existem; outra consulta pode funcionar.",
+        "en": "The data for '{name}' could not be read because of an internal failure. This "
+        "says nothing about whether the data exists; another query may work.",
+    },
+    "outcome_unknown": {
+        "es": "La acción «{name}» falló y no se puede confirmar si llegó a aplicarse. "
+        "No se repetirá; el turno termina aquí.",
+        "pt": "A ação «{name}» falhou e não é possível confirmar se chegou a ser aplicada. "
+        "Não será repetida; o turno termina aqui.",
+        "en": "The action '{name}' failed and it cannot be confirmed whether it took effect. "
+        "It will not be repeated; the turn ends here.",
+    },
+    "not_applied": {
+        "es": "La acción «{name}» falló y consta que no se aplicó: no se guardó nada. "
+        "El turno termina aquí.",
+        "pt": "A ação «{name}» falhou e está confirmado que não foi aplicada: nada foi "
+        "guardado. O turno termina aqui.",
+        "en": "The action '{name}' failed and it is confirmed that it did not take effect: "
+        "nothing was saved. The turn ends here.",
+    },
+    "not_executed": {
+        "es": "No se ejecutó: el turno se detuvo antes de esta llamada.",
+        "pt": "Não foi executada: o turno parou antes desta chamada.",
+        "en": "Not run: the turn stopped before this call.",
+    },
+    "truncated": {
+        "es": "No se ejecutó: la respuesta del modelo se cortó antes de completar esta llamada.",
+        "pt": "Não foi executada: a resposta do modelo foi cortada antes de completar esta "
+        "chamada.",
+        "en": "Not run: the model's response was cut off before this call was complete.",
+    },
+    "denied": {
+        "es": "La persona ha rechazado esta acción; no se ha ejecutado. No la vuelvas a pedir "
+        "sin preguntar antes.",
+        "pt": "A pessoa recusou esta ação; não foi executada. Não a volte a pedir sem perguntar "
+        "antes.",
+        "en": "The person declined this action; it was not run. Do not request it again "
+        "without asking first.",
+    },
+    "guard_repeat": {
+        "es": "Esta misma llamada ya falló en este turno con «{code}»; no se ha repetido. "
+        "Prueba con otros argumentos u otra herramienta.",
+        "pt": "Esta mesma chamada já falhou neste turno com «{code}»; não foi repetida. "
+        "Tente outros argumentos ou outra ferramenta.",
+        "en": "This exact call already failed in this turn with '{code}'; it was not repeated. "
+        "Try other arguments or another tool.",
+    },
+    "guard_stop": {
+        "es": "Esta misma llamada ha fallado ya varias veces en este turno con «{code}»; "
+        "el turno se detiene.",
+        "pt": "Esta mesma chamada já falhou várias vezes neste turno com «{code}»; "
+        "o turno para.",
+        "en": "This exact call has already failed several times in this turn with '{code}'; "
+        "the turn stops.",
+    },
+    "held_back": {
+        "es": "Una ejecución anterior idéntica de «{name}» tiene un resultado sin confirmar; "
+        "no se ejecuta de nuevo hasta que se compruebe.",
+        "pt": "Uma execução anterior idêntica de «{name}» tem um resultado por confirmar; "
+        "não é executada de novo até ser verificada.",
+        "en": "An identical earlier run of '{name}' has an unconfirmed result; it is not run "
+        "again until that is checked.",
+    },
+    # --- for the person ------------------------------------------------------------------
+    "stop_outcome_unknown": {
+        "es": "{app} no puede confirmar si la acción terminó. Para no hacerla dos veces, no la "
+        "ha repetido. Revisa tus datos antes de volver a pedirlo.",
+        "pt": "{app} não consegue confirmar se a ação terminou. Para não a fazer duas vezes, "
+        "não a repetiu. Verifique os seus dados antes de voltar a pedir.",
+        "en": "{app} can't confirm whether the action finished. To avoid doing it twice, it "
+        "did not repeat it. Check your data before asking again.",
+    },
+    "stop_idempotent_hint": {
+        "es": " Esta acción se puede repetir sin riesgo, así que volver a pedirla es seguro.",
+        "pt": " Esta ação pode ser repetida sem risco, por isso voltar a pedi-la é seguro.",
+        "en": " This action is safe to repeat, so asking again is safe.",
+    },
+    "stop_not_applied": {
+        "es": "{app} no pudo completar la acción y no se guardó nada. Puedes volver a "
+        "intentarlo más tarde.",
+        "pt": "{app} não conseguiu concluir a ação e nada foi guardado. Pode tentar de novo "
+        "mais tarde.",
+        "en": "{app} could not complete the action and nothing was saved. You can try again "
+        "later.",
+    },
+    "stop_generic": {
+        "es": "{app} ha detenido este turno: {reason}",
+        "pt": "{app} parou este turno: {reason}",
+        "en": "{app} stopped this turn: {reason}",
+    },
+    "round_limit": {
+        "es": "{app} ha detenido el turno tras {rounds} rondas de herramientas sin llegar a "
+        "una respuesta. Prueba a pedirlo de otra forma o en pasos más pequeños.",
+        "pt": "{app} parou o turno após {rounds} rondas de ferramentas sem chegar a uma "
+        "resposta. Tente pedir de outra forma ou em passos mais pequenos.",
+        "en": "{app} stopped the turn after {rounds} tool rounds without reaching an answer. "
+        "Try asking differently or in smaller steps.",
+    },
+    "provider_error": {
+        "es": "El proveedor del modelo ({provider}) no respondió correctamente: {problem} "
+        "Tus datos no se han visto afectados por este fallo.",
+        "pt": "O fornecedor do modelo ({provider}) não respondeu corretamente: {problem} "
+        "Os seus dados não foram afetados por esta falha.",
+        "en": "The model provider ({provider}) did not answer properly: {problem} "
+        "Your data was not affected by this failure.",
+    },
+    "max_tokens": {
+        "es": "La respuesta del modelo se cortó por su límite de longitud.",
+        "pt": "A resposta do modelo foi cortada pelo seu limite de comprimento.",
+        "en": "The model's response was cut off by its length limit.",
+    },
+    "refusal": {
+        "es": "El modelo se ha negado a responder a esta petición.",
+        "pt": "O modelo recusou-se a responder a este pedido.",
+        "en": "The model declined to answer this request.",
+    },
+    "awaiting_confirmation": {
+        "es": "Esta acción necesita tu confirmación antes de ejecutarse: {tool}.",
+        "pt": "Esta ação precisa da sua confirmação antes de ser executada: {tool}.",
+        "en": "This action needs your confirmation before it runs: {tool}.",
+    },
+    "provider_auth": {
+        "es": "la clave de acceso no es válida o no tiene permiso.",
+        "pt": "a chave de acesso não é válida ou não tem permissão.",
+        "en": "the access key is not valid or lacks permission.",
+    },
+    "provider_rate_limit": {
+        "es": "ha limitado las peticiones por ahora; espera un poco y vuelve a intentarlo.",
+        "pt": "limitou os pedidos por agora; espere um pouco e tente de novo.",
+        "en": "it is rate-limiting requests right now; wait a little and try again.",
+    },
+    "provider_overloaded": {
+        "es": "está sobrecargado en este momento; vuelve a intentarlo más tarde.",
+        "pt": "está sobrecarregado neste momento; tente de novo mais tarde.",
+        "en": "it is overloaded at the moment; try again later.",
+    },
+    "provider_bad_request": {
+        "es": "rechazó la petición como no válida.",
+        "pt": "rejeitou o pedido como inválido.",
+        "en": "it rejected the request as invalid.",
+    },
+    "provider_connection": {
+        "es": "no se pudo conectar con él.",
+        "pt": "não foi possível ligar-se a ele.",
+        "en": "it could not be reached.",
+    },
+    "provider_other": {
+        "es": "devolvió una respuesta inesperada.",
+        "pt": "devolveu uma resposta inesperada.",
+        "en": "it returned an unexpected response.",
+    },
+}
+
+
+def text(lang: Lang, key: str, **values: object) -> str:
+    """The harness text ``key`` in ``lang``, with ``values`` filled in."""
+    return _TEXTS[key][lang].format(**values)
+
+
+def coerce_lang(value: str) -> Lang:
+    """``value`` as a supported language; raises ``ValueError`` otherwise."""
+    for lang in LANGS:
+        if value == lang:
+            return lang
+    msg = f"unsupported language {value!r}; use one of {', '.join(LANGS)}"
+    raise ValueError(msg)

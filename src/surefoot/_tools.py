@@ -1,0 +1,314 @@
+"""Declaring tools: a typed Python function becomes a tool with a schema and an effect.
+
+::
+
+    tools = ToolSet()
+
+    @tools.tool(effect="read")
+    def read_measurement(date: CalendarDate) -> dict[str, Any] | ToolError:
+        "Read the measurement saved for one calendar date."
+        ...
+
+The function's parameters (except a leading ``ctx: ToolContext``) become a strict pydantic
+model: exact JSON types (``"76"`` is not a number), no extra fields, real calendar dates. The
+JSON Schema providers receive is generated from that same model, so what the model is told and
+what the executor accepts cannot drift apart.
+
+A handler returns its data (a ``dict`` or a pydantic model, always a JSON object) or a
+``ToolError`` for an expected domain condition. Anything it raises is caught by the executor
+and turned into ``unavailable`` (reads) or ``outcome_unknown`` / ``not_applied`` (writes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
+
+import pydantic
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+
+from ._exceptions import ConfigurationError
+from ._messages import ToolSpec
+from ._outcome import Detail, Ok, ToolError
+
+if TYPE_CHECKING:
+    from ._context import ToolContext
+
+Effect = Literal["read", "write"]
+ReconcileResult = Ok | Literal["absent"] | None
+"""A reconcile hook's verdict: the effect happened (its result), provably did not, or unknown."""
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _calendar_date(value: object) -> object:
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        msg = "must be a calendar date written YYYY-MM-DD"
+        raise ValueError(msg)  # noqa: TRY004 - pydantic wants ValueError from validators
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        msg = "is not a real calendar date"
+        raise ValueError(msg) from None
+
+
+CalendarDate = Annotated[dt.date, BeforeValidator(_calendar_date)]
+"""A calendar date: exactly ``YYYY-MM-DD``, a real day, no time, no time zone."""
+
+
+class Arguments(BaseModel):
+    """Base for nested argument models: strict types, no extra fields."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A declared tool. Build it with ``ToolSet.tool`` or ``Tool.from_function``."""
+
+    name: str
+    description: str
+    handler: Callable[..., Any]
+    arguments: type[BaseModel]
+    effect: Effect = "read"
+    idempotent: bool = False
+    confirm: bool = False
+    atomic: bool = False
+    """The effect commits in the ledger's own database, in one transaction with the ledger
+    (the handler calls ``ctx.commit_in``); a failure before that commit is then known to
+    have changed nothing."""
+    reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None
+    wants_context: bool = False
+    is_async: bool = False
+    _field_names: tuple[str, ...] = field(default=(), repr=False)
+
+    @classmethod
+    def from_function(
+        cls,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        effect: Effect = "read",
+        idempotent: bool = False,
+        confirm: bool = False,
+        atomic: bool = False,
+        reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
+    ) -> Tool:
+        """Declare a tool from a typed function."""
+        if effect not in ("read", "write"):
+            msg = f"effect must be 'read' or 'write', got {effect!r}"
+            raise ConfigurationError(msg)
+        if effect == "read" and (idempotent or confirm or atomic or reconcile):
+            msg = "idempotent, confirm, atomic and reconcile only apply to write tools"
+            raise ConfigurationError(msg)
+        tool_name = name or func.__name__
+        if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9_]{0,63}", tool_name):
+            msg = f"tool name {tool_name!r} must be letters, digits and _ (at most 64)"
+            raise ConfigurationError(msg)
+        doc = description or inspect.getdoc(func) or ""
+        if not doc:
+            msg = f"tool {tool_name!r} needs a description (a docstring)"
+            raise ConfigurationError(msg)
+        model, wants_context = _arguments_model(func, tool_name)
+        return cls(
+            name=tool_name,
+            description=doc,
+            handler=func,
+            arguments=model,
+            effect=effect,
+            idempotent=idempotent,
+            confirm=confirm,
+            atomic=atomic,
+            reconcile=reconcile,
+            wants_context=wants_context,
+            is_async=inspect.iscoroutinefunction(func),
+            _field_names=tuple(model.model_fields),
+        )
+
+    def spec(self) -> ToolSpec:
+        """The provider-facing declaration, generated from the argument model."""
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            parameters=_json_schema(self.arguments),
+            effect=self.effect,
+        )
+
+    def validate(self, arguments: dict[str, Any]) -> BaseModel | tuple[Detail, ...]:
+        """The validated arguments, or the problems found (the handler must not run)."""
+        try:
+            return self.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            return tuple(_detail(err, self._field_names) for err in exc.errors())
+
+    @property
+    def annotations(self) -> dict[str, bool]:
+        """MCP tool annotations for this declaration."""
+        return {
+            "readOnlyHint": self.effect == "read",
+            "idempotentHint": self.effect == "read" or self.idempotent,
+            "destructiveHint": self.effect == "write" and not self.idempotent,
+        }
+
+
+def _arguments_model(func: Callable[..., Any], tool_name: str) -> tuple[type[BaseModel], bool]:
+    from ._context import ToolContext
+
+    hints = get_type_hints(func, include_extras=True)
+    fields: dict[str, Any] = {}
+    wants_context = False
+    for index, param in enumerate(inspect.signature(func).parameters.values()):
+        annotation = hints.get(param.name)
+        if annotation is ToolContext:
+            if index != 0:
+                msg = f"{tool_name}: the ToolContext parameter must come first"
+                raise ConfigurationError(msg)
+            wants_context = True
+            continue
+        if annotation is None:
+            msg = f"{tool_name}: parameter {param.name!r} needs a type annotation"
+            raise ConfigurationError(msg)
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            msg = f"{tool_name}: *args and **kwargs cannot become a schema"
+            raise ConfigurationError(msg)
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, default)
+    model = pydantic.create_model(  # type: ignore[call-overload]
+        f"{tool_name}_arguments",
+        __config__=ConfigDict(strict=True, extra="forbid"),
+        **fields,
+    )
+    return model, wants_context
+
+
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    _strip_titles(schema)
+    schema.setdefault("properties", {})
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _strip_titles(node: object) -> None:
+    if isinstance(node, dict):
+        node.pop("title", None)
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                for prop in value.values():
+                    _strip_titles(prop)
+            else:
+                _strip_titles(value)
+    elif isinstance(node, list):
+        for item in node:
+            _strip_titles(item)
+
+
+_EXPECTED = {
+    "missing": "a value (required)",
+    "float_type": "a number",
+    "int_type": "an integer",
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "date_type": "a calendar date YYYY-MM-DD",
+    "int_from_float": "an integer",
+    "finite_number": "a finite number",
+}
+
+
+def _detail(err: Any, fields: tuple[str, ...]) -> Detail:
+    loc = ".".join(str(part) for part in err.get("loc", ()) if part != "__root__")
+    kind = str(err.get("type", ""))
+    ctx = err.get("ctx") or {}
+    expected = _EXPECTED.get(kind)
+    if kind == "extra_forbidden":
+        expected = "no such field; allowed: " + (", ".join(fields) or "none")
+    elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        sign = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<="}
+        expected = f"a number {sign.get(kind, '<')} {ctx.get(next(iter(ctx), ''), '')}"
+    elif kind in ("literal_error", "enum"):
+        expected = "one of " + str(ctx.get("expected", ""))
+    elif kind in ("string_too_short", "too_short"):
+        expected = f"at least {ctx.get('min_length', 1)} character(s) or item(s)"
+    elif kind in ("string_too_long", "too_long"):
+        expected = f"at most {ctx.get('max_length', '')} character(s) or item(s)"
+    elif kind == "value_error" and "date" in str(err.get("msg", "")):
+        expected = "a calendar date YYYY-MM-DD"
+    problem = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    return Detail(field=loc or "$", problem=problem, expected=expected)
+
+
+class ToolSet:
+    """A registry of tools, in declaration order."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for item in tools:
+            self.add(item)
+
+    def add(self, item: Tool) -> Tool:
+        """Register ``item``; names are unique."""
+        if item.name in self._tools:
+            msg = f"tool {item.name!r} is declared twice"
+            raise ConfigurationError(msg)
+        self._tools[item.name] = item
+        return item
+
+    def tool(
+        self,
+        func: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        effect: Effect = "read",
+        idempotent: bool = False,
+        confirm: bool = False,
+        atomic: bool = False,
+        reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
+    ) -> Any:
+        """Decorator: declare ``func`` as a tool of this set (returns the ``Tool``)."""
+
+        def register(f: Callable[..., Any]) -> Tool:
+            return self.add(
+                Tool.from_function(
+                    f,
+                    name=name,
+                    description=description,
+                    effect=effect,
+                    idempotent=idempotent,
+                    confirm=confirm,
+                    atomic=atomic,
+                    reconcile=reconcile,
+                )
+            )
+
+        return register(func) if func is not None else register
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, if declared."""
+        return self._tools.get(name)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Declared names, in order."""
+        return tuple(self._tools)
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """Provider-facing declarations of every tool."""
+        return tuple(t.spec() for t in self._tools.values())
