@@ -59,6 +59,7 @@ from ._outcome import (
     to_wire_text,
 )
 from ._serde import message_from_json, message_to_json
+from ._sql import Database, SqlDiagnostics, SqlJournal, SqlLedger, Tx, open_database
 from ._texts import LANGS, Lang
 from ._tools import Arguments, CalendarDate, ReconcileResult, Tool, ToolSet
 
@@ -71,6 +72,7 @@ __all__ = [
     "CallRecord",
     "Claim",
     "ConfigurationError",
+    "Database",
     "Detail",
     "Diagnostic",
     "DiagnosticsSink",
@@ -97,11 +99,14 @@ __all__ = [
     "ProviderConnectionError",
     "ProviderError",
     "ReasoningPart",
+    "ReconcileResult",
     "Recovery",
     "Redactor",
-    "ReconcileResult",
     "ResponseDone",
     "ScriptError",
+    "SqlDiagnostics",
+    "SqlJournal",
+    "SqlLedger",
     "StopReason",
     "StoreError",
     "StreamEvent",
@@ -119,6 +124,7 @@ __all__ = [
     "TurnEvent",
     "TurnResult",
     "TurnState",
+    "Tx",
     "UserMessage",
     "canonical_json",
     "dumps",
@@ -127,6 +133,7 @@ __all__ = [
     "idempotency_key",
     "message_from_json",
     "message_to_json",
+    "open_database",
     "stream_from_request",
     "to_record",
     "to_wire",
