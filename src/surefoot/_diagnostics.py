@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 logger = logging.getLogger("surefoot")
+logger.addHandler(logging.NullHandler())  # a library logs; the application decides where to
 
 REDACTED = "[redacted]"
 

@@ -192,9 +192,9 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
 }
 
 
-def text(lang: Lang, key: str, **values: object) -> str:
-    """The harness text ``key`` in ``lang``, with ``values`` filled in."""
-    return _TEXTS[key][lang].format(**values)
+def text(lang: Lang, name: str, /, **values: object) -> str:
+    """The harness text ``name`` in ``lang``, with ``values`` filled in."""
+    return _TEXTS[name][lang].format(**values)
 
 
 def coerce_lang(value: str) -> Lang:

@@ -1,0 +1,5 @@
+"""``python -m gymnasia``."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,492 @@
+"""The ``gymnasia`` command line (DESIGN §7, §10).
+
+Usage errors (bad date, missing database, invalid fault, unknown provider) end with one
+localized line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import os
+import sys
+from typing import Annotated, Any, NoReturn
+
+import click
+import typer
+from rich.console import Console
+
+from surefoot import (
+    LANGS,
+    CallRecord,
+    Lang,
+    Model,
+    StoreError,
+    TextDelta,
+    TurnEvent,
+    TurnResult,
+    open_database,
+)
+
+from . import render
+from .app import (
+    DEFAULT_MODELS,
+    PROVIDER_CHOICES,
+    KEY_VARIABLES,
+    Coach,
+    api_key_for,
+    default_db_path,
+    open_coach,
+)
+from .faults import FaultSpecError
+from .store import MEASUREMENT_FIELDS, GymStore
+from .texts import t
+
+app = typer.Typer(
+    name="gymnasia",
+    help="Gymnasia Coach: a fitness coach over your own data, built on the surefoot harness.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+measurements_app = typer.Typer(help="Read and seed body measurements without the agent.")
+approvals_app = typer.Typer(help="Confirm or refuse actions waiting for a person.")
+app.add_typer(measurements_app, name="measurements")
+app.add_typer(approvals_app, name="approvals")
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+
+
+class UsageProblem(Exception):  # noqa: N818 - a user mistake, reported as one line
+    """A user mistake: one line on stderr, exit 2."""
+
+
+DbOpt = Annotated[
+    str | None,
+    typer.Option("--db", help="SQLite file, sqlite:///path, or postgresql://... URL."),
+]
+LangOpt = Annotated[
+    str, typer.Option("--lang", envvar="GYMNASIA_LANG", help="Language: es, pt or en.")
+]
+UserOpt = Annotated[str, typer.Option("--user", help="Whose data (one database, many users).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+def _lang(value: str) -> Lang:
+    for lang in LANGS:
+        if value == lang:
+            return lang
+    msg = f"--lang must be one of {', '.join(LANGS)}"
+    raise UsageProblem(msg)
+
+
+def _db_target(db: str | None) -> str:
+    return db or os.environ.get("GYMNASIA_DB") or str(default_db_path())
+
+
+def _existing_store(db: str | None, lang: Lang, user: str) -> GymStore:
+    target = _db_target(db)
+    try:
+        return GymStore(open_database(target, create=False), user=user)
+    except StoreError:
+        raise UsageProblem(t(lang, "no_database", path=target)) from None
+
+
+def _date(value: str, lang: Lang) -> dt.date:
+    if len(value) == 10:
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise UsageProblem(t(lang, "bad_date", value=value))
+
+
+def _today(value: str | None, lang: Lang) -> dt.date | None:
+    value = value or os.environ.get("GYMNASIA_TODAY")
+    return _date(value, lang) if value else None
+
+
+# -- the agent ---------------------------------------------------------------------------------
+
+
+def _model(
+    provider: str, model: str | None, base_url: str | None, api_key: str | None, timeout: float
+) -> Model | None:
+    if provider == "offline":
+        return None
+    if provider not in PROVIDER_CHOICES:
+        msg = f"unknown provider {provider!r}; use one of {', '.join(PROVIDER_CHOICES)}"
+        raise UsageProblem(msg)
+    key = api_key_for(provider, api_key)
+    if key is None and provider != "openai-chat":
+        names = " / ".join(KEY_VARIABLES[provider])
+        msg = f"no API key for {provider}: set {names} or pass --api-key"
+        raise UsageProblem(msg)
+    from surefoot.providers import make_model
+
+    return make_model(
+        provider,  # type: ignore[arg-type]
+        model or DEFAULT_MODELS[provider],
+        api_key=key or "not-needed",
+        base_url=base_url,
+        timeout=timeout,
+    )
+
+
+def _coach(  # noqa: PLR0913 - mirrors the shared agent options
+    *,
+    db: str | None,
+    provider: str,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    lang: Lang,
+    user: str,
+    faults: list[str] | None,
+    today: str | None,
+    timeout: float,
+    stream: bool,
+) -> Coach:
+    chosen = _model(provider, model, base_url, api_key, timeout)
+    try:
+        coach = open_coach(
+            db=_db_target(db),
+            model=chosen,
+            lang=lang,
+            user=user,
+            faults=tuple(faults or ()),
+            today=_today(today, lang),
+            stream=stream,
+            extra_secrets=(api_key or "",),
+        )
+    except FaultSpecError as exc:
+        raise UsageProblem(t(lang, "bad_fault", value=" ".join(faults or ()), reason=exc)) from None
+    except StoreError as exc:
+        raise UsageProblem(str(exc)) from None
+    if provider == "offline":
+        err.print(f"[dim]{t(lang, 'offline_banner')}[/dim]")
+    if coach.faults:
+        err.print(f"[bold red]{t(lang, 'fault_banner', faults=coach.faults.describe())}[/bold red]")
+    return coach
+
+
+ProviderOpt = Annotated[
+    str,
+    typer.Option(
+        "--provider",
+        envvar="GYMNASIA_PROVIDER",
+        help="offline (default, rule-based), anthropic, openai, google or openai-chat.",
+    ),
+]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="The provider's model name.")]
+BaseUrlOpt = Annotated[
+    str | None, typer.Option("--base-url", help="Talk to another endpoint (a local server).")
+]
+KeyOpt = Annotated[
+    str | None, typer.Option("--api-key", help="API key (default: the usual variables).")
+]
+FaultOpt = Annotated[
+    list[str] | None,
+    typer.Option("--fault", help="QA only: TOOL:MODE (read_error, before_commit, ...)."),
+]
+TodayOpt = Annotated[str | None, typer.Option("--today", help="Fix 'today' (YYYY-MM-DD).")]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Model request timeout (s).")]
+StreamOpt = Annotated[
+    bool | None, typer.Option("--stream/--no-stream", help="Stream the reply as it arrives.")
+]
+
+
+@app.command()
+def ask(  # noqa: PLR0913 - a CLI command's options
+    message: Annotated[str, typer.Argument(help="What to ask the Coach.")],
+    db: DbOpt = None,
+    provider: ProviderOpt = "offline",
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    fault: FaultOpt = None,
+    json_output: JsonOpt = False,
+    conversation: Annotated[
+        str | None, typer.Option("--conversation", help="Continue this conversation.")
+    ] = None,
+    today: TodayOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    stream: StreamOpt = None,
+) -> None:
+    """Ask the Coach one thing (one user turn)."""
+    language = _lang(lang)
+    streaming = (not json_output) if stream is None else stream
+    coach = _coach(
+        db=db, provider=provider, model=model, base_url=base_url, api_key=api_key,
+        lang=language, user=user, faults=fault, today=today, timeout=timeout,
+        stream=streaming and not json_output,
+    )
+    try:
+        result = asyncio.run(
+            coach.agent.run_turn(
+                message,
+                conversation_id=conversation,
+                on_event=None if json_output else _live_printer(),
+            )
+        )
+    finally:
+        coach.close()
+    _report(result, coach, json_output=json_output)
+
+
+def _live_printer() -> Any:
+    streamed: list[str] = []
+
+    def on_event(event: TurnEvent) -> None:
+        if isinstance(event, TextDelta):
+            if not streamed:
+                out.print("  [cyan]Coach:[/cyan] ", end="")
+            streamed.append(event.text)
+            out.print(event.text, end="", markup=False)
+        elif isinstance(event, CallRecord):
+            render.print_call(out, event)
+
+    on_event.streamed = streamed  # type: ignore[attr-defined]
+    return on_event
+
+
+def _report(result: TurnResult, coach: Coach, *, json_output: bool) -> None:
+    if json_output:
+        payload = render.turn_json(result, provider=coach.provider, model=coach.model_name)
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    else:
+        if result.reply_author == "harness" or result.stop_reason != "completed":
+            out.print()
+        render.print_turn(out, result, calls=False)
+    if result.stop_reason == "provider_error":
+        raise typer.Exit(3)
+
+
+@app.command()
+def chat(  # noqa: PLR0913 - a CLI command's options
+    db: DbOpt = None,
+    provider: ProviderOpt = "offline",
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    fault: FaultOpt = None,
+    today: TodayOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    stream: StreamOpt = None,
+) -> None:
+    """Talk with the Coach interactively (Ctrl-D to leave)."""
+    language = _lang(lang)
+    coach = _coach(
+        db=db, provider=provider, model=model, base_url=base_url, api_key=api_key,
+        lang=language, user=user, faults=fault, today=today, timeout=timeout,
+        stream=stream is not False,
+    )
+    conversation: str | None = None
+    try:
+        while True:
+            try:
+                line = input("› ").strip()
+            except (EOFError, KeyboardInterrupt):
+                out.print()
+                break
+            if not line:
+                continue
+            result = asyncio.run(
+                coach.agent.run_turn(line, conversation_id=conversation, on_event=_live_printer())
+            )
+            conversation = result.conversation_id
+            result = _confirm_loop(coach, result)
+            out.print()
+            render.print_turn(out, result, calls=False)
+    finally:
+        coach.close()
+
+
+def _confirm_loop(coach: Coach, result: TurnResult) -> TurnResult:
+    while result.pending_confirmation is not None:
+        pending = result.pending_confirmation
+        args = json.dumps(pending.arguments, ensure_ascii=False)
+        answer = typer.confirm(f"\n  ¿{pending.tool}({args})? / approve?", default=False)
+        coach.agent.decide(pending.conversation_id, pending.call_id, approved=answer)
+        result = asyncio.run(
+            coach.agent.resume(pending.conversation_id, on_event=_live_printer())
+        )
+    return result
+
+
+# -- demo --------------------------------------------------------------------------------------
+
+
+@app.command()
+def demo(lang: LangOpt = "es") -> None:
+    """Run the acceptance scenarios offline on a temporary database, with a readable trace."""
+    from .demo import run_demo
+
+    run_demo(out, _lang(lang))
+
+
+# -- data commands -----------------------------------------------------------------------------
+
+
+@measurements_app.command("list")
+def measurements_list(
+    db: DbOpt = None,
+    date_from: Annotated[str | None, typer.Option("--from", help="First date (YYYY-MM-DD).")] = None,
+    date_to: Annotated[str | None, typer.Option("--to", help="Last date (YYYY-MM-DD).")] = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """List saved measurements, by date."""
+    language = _lang(lang)
+    start = _date(date_from, language) if date_from else None
+    end = _date(date_to, language) if date_to else None
+    store = _existing_store(db, language, user)
+    rows = store.list_measurements(start, end)
+    store.db.close()
+    if json_output:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        return
+    for row in rows:
+        values = ", ".join(f"{k}={v:g}" for k, v in row.items() if k != "date" and v is not None)
+        out.print(f"{row['date']}  {values}")
+
+
+@measurements_app.command("show")
+def measurements_show(
+    date: Annotated[str, typer.Argument(help="The date (YYYY-MM-DD).")],
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Show the measurement of one date (exit 1 when there is none)."""
+    language = _lang(lang)
+    day = _date(date, language)
+    store = _existing_store(db, language, user)
+    row = store.read_measurement(day)
+    store.db.close()
+    if row is None:
+        err.print(t(language, "no_such_record", date=day.isoformat()))
+        raise typer.Exit(1)
+    if json_output:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        return
+    for key, value in row.items():
+        out.print(f"{key}: {value}")
+
+
+@measurements_app.command("add")
+def measurements_add(  # noqa: PLR0913 - one option per measurement field
+    date: Annotated[str, typer.Argument(help="The date (YYYY-MM-DD).")],
+    db: DbOpt = None,
+    weight_kg: Annotated[float | None, typer.Option("--weight-kg")] = None,
+    body_fat_pct: Annotated[float | None, typer.Option("--body-fat-pct")] = None,
+    waist_cm: Annotated[float | None, typer.Option("--waist-cm")] = None,
+    height_cm: Annotated[float | None, typer.Option("--height-cm")] = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+) -> None:
+    """Save (upsert) a measurement directly, for seeding or without chatting."""
+    language = _lang(lang)
+    day = _date(date, language)
+    values = {
+        k: v
+        for k, v in {
+            "weight_kg": weight_kg,
+            "body_fat_pct": body_fat_pct,
+            "waist_cm": waist_cm,
+            "height_cm": height_cm,
+        }.items()
+        if v is not None
+    }
+    if not values:
+        msg = "give at least one value, e.g. --weight-kg 76"
+        raise UsageProblem(msg)
+    from .tools import build_tools
+
+    store = GymStore(open_database(_db_target(db)), user=user)
+    tool = build_tools(store).get("write_measurement")
+    assert tool is not None
+    checked = tool.validate({"date": day.isoformat(), **values})
+    if isinstance(checked, tuple):
+        problems = "; ".join(f"{d.field}: {d.expected or d.problem}" for d in checked)
+        store.db.close()
+        raise UsageProblem(problems)
+    with store.transaction() as tx:
+        saved = store.upsert_measurement(tx, day, values)
+    store.db.close()
+    out.print(f"{t(language, 'saved')}: {saved['date']} " + ", ".join(
+        f"{k}={saved[k]:g}" for k in MEASUREMENT_FIELDS if saved[k] is not None
+    ))
+
+
+@app.command()
+def diagnostics(
+    db: DbOpt = None,
+    conversation: Annotated[str | None, typer.Option("--conversation")] = None,
+    lang: LangOpt = "es",
+    json_output: JsonOpt = False,
+) -> None:
+    """Local diagnostics of failed tool calls (exception, traceback), keys redacted."""
+    from surefoot import Redactor, SqlDiagnostics
+
+    from .app import configured_secrets
+
+    language = _lang(lang)
+    store = _existing_store(db, language, "default")
+    redact = Redactor(configured_secrets())
+    items = SqlDiagnostics(store.db).list(conversation_id=conversation)
+    store.db.close()
+    rows = [
+        {
+            "conversation_id": d.conversation_id,
+            "call_id": d.call_id,
+            "tool": d.tool,
+            "key": d.key,
+            "exception_type": d.exception_type,
+            "message": redact(d.message),
+            "traceback": redact(d.traceback),
+            "created_at": dt.datetime.fromtimestamp(d.created_at, dt.UTC).isoformat(),
+        }
+        for d in items
+    ]
+    if json_output:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        return
+    for row in rows:
+        out.print(f"[bold]{row['created_at']} {row['tool']} call={row['call_id']}[/bold]")
+        out.print(f"  {row['exception_type']}: {row['message']}", markup=False)
+        out.print(row["traceback"], markup=False)
+
+
+def main() -> NoReturn:
+    """Entry point: run the app, turning user mistakes into one line and exit code 2."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(prog_name="gymnasia", standalone_mode=False)
+    except UsageProblem as exc:
+        err.print(f"gymnasia: {exc}", markup=False, highlight=False)
+        sys.exit(2)
+    except click.UsageError as exc:
+        err.print(f"gymnasia: {exc.format_message()}", markup=False, highlight=False)
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,167 @@
+"""The Coach's tools (names and arguments are a contract: DESIGN §7, §10).
+
+Every tool returns typed data or a contract error; none reports success for something it did
+not do. Writes are atomic with the ledger: the effect and the ledger's ``committed`` record
+land in one transaction (``ctx.commit_in``), so a failure before that commit is known to have
+changed nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from surefoot import (
+    CalendarDate,
+    Detail,
+    ErrorCode,
+    Recovery,
+    ToolContext,
+    ToolError,
+    ToolSet,
+)
+
+from .faults import Faults
+from .store import GymStore
+from .texts import t
+
+Weight = Annotated[float, Field(ge=20, le=400, description="Body weight in kg (20-400).")]
+BodyFat = Annotated[float, Field(ge=2, le=75, description="Body fat percentage (2-75).")]
+Girth = Annotated[float, Field(ge=10, le=250, description="A girth in cm (10-250).")]
+Height = Annotated[float, Field(ge=50, le=260, description="Height in cm (50-260).")]
+Key = Annotated[str, Field(min_length=1, max_length=100, description="The note's key.")]
+Text = Annotated[str, Field(max_length=5000)]
+
+
+def build_tools(store: GymStore, faults: Faults | None = None) -> ToolSet:
+    """The Coach's tool set over ``store``, with ``faults`` injected where configured."""
+    faults = faults or Faults()
+    tools = ToolSet()
+    _measurement_tools(tools, store, faults)
+    _memory_tools(tools, store, faults)
+    return tools
+
+
+def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+    @tools.tool
+    def read_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
+        """Read the body measurement saved for one calendar date (YYYY-MM-DD). Only that exact
+        date is looked up; a missing record says nothing about other dates."""
+        faults.on_read(ctx.tool)
+        found = store.read_measurement(date)
+        if found is None:
+            return ToolError(
+                "not_found",
+                t(ctx.lang, "measurement_not_found", date=date.isoformat()),
+                Recovery.CHOOSE_ALTERNATIVE,
+            )
+        return found
+
+    @tools.tool
+    def list_measurements(
+        ctx: ToolContext, date_from: CalendarDate, date_to: CalendarDate
+    ) -> dict[str, Any] | ToolError:
+        """List the body measurements between two calendar dates, both included, by date."""
+        faults.on_read(ctx.tool)
+        if date_from > date_to:
+            return ToolError(
+                ErrorCode.INVALID_ARGUMENTS,
+                t(ctx.lang, "range_reversed"),
+                Recovery.CORRECT_ARGUMENTS,
+                details=(Detail("date_from", "is after date_to", "a date on or before date_to"),),
+            )
+        return {"measurements": store.list_measurements(date_from, date_to)}
+
+    @tools.tool(effect="write", idempotent=True, atomic=True)
+    def write_measurement(  # noqa: PLR0913 - one typed argument per measurement field
+        ctx: ToolContext,
+        date: CalendarDate,
+        weight_kg: Weight | None = None,
+        body_fat_pct: BodyFat | None = None,
+        neck_cm: Girth | None = None,
+        chest_cm: Girth | None = None,
+        waist_cm: Girth | None = None,
+        hips_cm: Girth | None = None,
+        biceps_cm: Girth | None = None,
+        quadriceps_cm: Girth | None = None,
+        calf_cm: Girth | None = None,
+        height_cm: Height | None = None,
+    ) -> dict[str, Any] | ToolError:
+        """Save body measurements for one calendar date (an upsert by date: given fields
+        replace, omitted fields keep their value). Give at least one field."""
+        values = {
+            name: value
+            for name, value in {
+                "weight_kg": weight_kg,
+                "body_fat_pct": body_fat_pct,
+                "neck_cm": neck_cm,
+                "chest_cm": chest_cm,
+                "waist_cm": waist_cm,
+                "hips_cm": hips_cm,
+                "biceps_cm": biceps_cm,
+                "quadriceps_cm": quadriceps_cm,
+                "calf_cm": calf_cm,
+                "height_cm": height_cm,
+            }.items()
+            if value is not None
+        }
+        if not values:
+            return ToolError(
+                ErrorCode.INVALID_ARGUMENTS,
+                t(ctx.lang, "no_fields"),
+                Recovery.CORRECT_ARGUMENTS,
+                details=(Detail("weight_kg", "no measurement given", "at least one field"),),
+            )
+        with store.transaction() as tx:
+            saved = store.upsert_measurement(tx, date, values)
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, saved)
+        faults.after_commit(ctx)
+        return saved
+
+
+def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+    @tools.tool
+    def list_memory_keys(ctx: ToolContext) -> dict[str, Any]:
+        """List the keys of the notes saved in the user's personal memory."""
+        faults.on_read(ctx.tool)
+        return {"keys": store.memory_keys()}
+
+    @tools.tool
+    def read_memory(ctx: ToolContext, key: Key) -> dict[str, Any] | ToolError:
+        """Read one note of the user's personal memory by its key."""
+        faults.on_read(ctx.tool)
+        found = store.read_memory(key)
+        if found is None:
+            return ToolError(
+                "not_found", t(ctx.lang, "memory_not_found", key=key), Recovery.CHOOSE_ALTERNATIVE
+            )
+        return found
+
+    @tools.tool(effect="write", idempotent=True, atomic=True)
+    def save_memory(ctx: ToolContext, key: Key, description: Text, value: Text) -> dict[str, Any]:
+        """Save one note in the user's personal memory (creates or replaces that key only;
+        other notes are untouched)."""
+        with store.transaction() as tx:
+            saved = store.save_memory(tx, key, description, value)
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, saved)
+        faults.after_commit(ctx)
+        return saved
+
+    @tools.tool(effect="write", confirm=True, atomic=True)
+    def delete_memory(ctx: ToolContext, key: Key) -> dict[str, Any] | ToolError:
+        """Delete one note of the user's personal memory. A person must confirm it."""
+        with store.transaction() as tx:
+            if not store.delete_memory(tx, key):
+                return ToolError(
+                    "not_found",
+                    t(ctx.lang, "memory_not_found", key=key),
+                    Recovery.CHOOSE_ALTERNATIVE,
+                )
+            deleted = {"deleted": key}
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, deleted)
+        faults.after_commit(ctx)
+        return deleted
