@@ -1,0 +1,90 @@
+"""Shared fixtures: databases (SQLite and PostgreSQL), and the CI rule that tests needing
+PostgreSQL or Chromium run under ``CI=true`` instead of skipping."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+PG_BASE = os.environ.get("SUREFOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _require(available: bool, what: str, why: str) -> None:
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required under CI=true but is not available: {why}")
+    pytest.skip(f"{what} not available here ({why}); it runs in CI")
+
+
+def _pg_reason() -> str | None:
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg is not installed"
+    try:
+        psycopg.connect(PG_BASE, connect_timeout=3).close()
+    except psycopg.Error as exc:
+        return f"cannot connect to {PG_BASE}: {type(exc).__name__}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    """The PostgreSQL server URL (fails under CI=true when unreachable)."""
+    reason = _pg_reason()
+    _require(reason is None, "PostgreSQL", reason or "")
+    return PG_BASE
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL schema for one test, dropped afterwards."""
+    import psycopg
+
+    schema = "t_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in pg_server else "?"
+    yield f"{pg_server}{sep}options=-csearch_path%3D{schema}"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """A path for a new SQLite database file."""
+    return str(tmp_path / "test.db")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each test using it runs once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "test.db")
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Debian's chromium (fails under CI=true when missing)."""
+    found = Path(CHROMIUM).exists() or shutil.which("chromium") is not None
+    _require(found, "Chromium", f"{CHROMIUM} is missing (apt-get install chromium)")
+    return CHROMIUM
+
+
+ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", Path(__file__).parent.parent / "test-artifacts"))
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """Where tests write screenshots and reports (kept after the run)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
