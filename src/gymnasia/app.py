@@ -96,7 +96,7 @@ class Coach:
         self.db.close()
 
 
-def open_coach(  # noqa: PLR0913 - every option of the CLI lands here, keyword-only
+def open_coach(
     *,
     db: str,
     model: Model | None = None,

@@ -32,8 +32,8 @@ from surefoot import (
 from . import render
 from .app import (
     DEFAULT_MODELS,
-    PROVIDER_CHOICES,
     KEY_VARIABLES,
+    PROVIDER_CHOICES,
     Coach,
     api_key_for,
     default_db_path,
@@ -136,7 +136,7 @@ def _model(
     )
 
 
-def _coach(  # noqa: PLR0913 - mirrors the shared agent options
+def _coach(
     *,
     db: str | None,
     provider: str,
@@ -200,7 +200,7 @@ StreamOpt = Annotated[
 
 
 @app.command()
-def ask(  # noqa: PLR0913 - a CLI command's options
+def ask(
     message: Annotated[str, typer.Argument(help="What to ask the Coach.")],
     db: DbOpt = None,
     provider: ProviderOpt = "offline",
@@ -222,8 +222,16 @@ def ask(  # noqa: PLR0913 - a CLI command's options
     language = _lang(lang)
     streaming = (not json_output) if stream is None else stream
     coach = _coach(
-        db=db, provider=provider, model=model, base_url=base_url, api_key=api_key,
-        lang=language, user=user, faults=fault, today=today, timeout=timeout,
+        db=db,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        lang=language,
+        user=user,
+        faults=fault,
+        today=today,
+        timeout=timeout,
         stream=streaming and not json_output,
     )
     try:
@@ -268,7 +276,7 @@ def _report(result: TurnResult, coach: Coach, *, json_output: bool) -> None:
 
 
 @app.command()
-def chat(  # noqa: PLR0913 - a CLI command's options
+def chat(
     db: DbOpt = None,
     provider: ProviderOpt = "offline",
     model: ModelOpt = None,
@@ -284,15 +292,23 @@ def chat(  # noqa: PLR0913 - a CLI command's options
     """Talk with the Coach interactively (Ctrl-D to leave)."""
     language = _lang(lang)
     coach = _coach(
-        db=db, provider=provider, model=model, base_url=base_url, api_key=api_key,
-        lang=language, user=user, faults=fault, today=today, timeout=timeout,
+        db=db,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        lang=language,
+        user=user,
+        faults=fault,
+        today=today,
+        timeout=timeout,
         stream=stream is not False,
     )
     conversation: str | None = None
     try:
         while True:
             try:
-                line = input("› ").strip()
+                line = input("> ").strip()
             except (EOFError, KeyboardInterrupt):
                 out.print()
                 break
@@ -315,9 +331,7 @@ def _confirm_loop(coach: Coach, result: TurnResult) -> TurnResult:
         args = json.dumps(pending.arguments, ensure_ascii=False)
         answer = typer.confirm(f"\n  ¿{pending.tool}({args})? / approve?", default=False)
         coach.agent.decide(pending.conversation_id, pending.call_id, approved=answer)
-        result = asyncio.run(
-            coach.agent.resume(pending.conversation_id, on_event=_live_printer())
-        )
+        result = asyncio.run(coach.agent.resume(pending.conversation_id, on_event=_live_printer()))
     return result
 
 
@@ -338,7 +352,9 @@ def demo(lang: LangOpt = "es") -> None:
 @measurements_app.command("list")
 def measurements_list(
     db: DbOpt = None,
-    date_from: Annotated[str | None, typer.Option("--from", help="First date (YYYY-MM-DD).")] = None,
+    date_from: Annotated[
+        str | None, typer.Option("--from", help="First date (YYYY-MM-DD).")
+    ] = None,
     date_to: Annotated[str | None, typer.Option("--to", help="Last date (YYYY-MM-DD).")] = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
@@ -384,7 +400,7 @@ def measurements_show(
 
 
 @measurements_app.command("add")
-def measurements_add(  # noqa: PLR0913 - one option per measurement field
+def measurements_add(
     date: Annotated[str, typer.Argument(help="The date (YYYY-MM-DD).")],
     db: DbOpt = None,
     weight_kg: Annotated[float | None, typer.Option("--weight-kg")] = None,
@@ -423,9 +439,10 @@ def measurements_add(  # noqa: PLR0913 - one option per measurement field
     with store.transaction() as tx:
         saved = store.upsert_measurement(tx, day, values)
     store.db.close()
-    out.print(f"{t(language, 'saved')}: {saved['date']} " + ", ".join(
-        f"{k}={saved[k]:g}" for k in MEASUREMENT_FIELDS if saved[k] is not None
-    ))
+    out.print(
+        f"{t(language, 'saved')}: {saved['date']} "
+        + ", ".join(f"{k}={saved[k]:g}" for k in MEASUREMENT_FIELDS if saved[k] is not None)
+    )
 
 
 @app.command()

@@ -85,8 +85,10 @@ def run_demo(console: Console, lang: Lang) -> None:
     """Run scenarios 1, 2, 2b, 3 and 5 and print their traces."""
     with tempfile.TemporaryDirectory(prefix="gymnasia-demo-") as tmp:
         db = str(Path(tmp) / "demo.db")
-        console.print("[bold]Gymnasia demo[/bold] — offline model (rule-based, no AI), "
-                      f"temporary database {db}\n")
+        console.print(
+            "[bold]Gymnasia demo[/bold] — offline model (rule-based, no AI), "
+            f"temporary database {db}\n"
+        )
         seed = open_coach(db=db, lang=lang)
         with seed.store.transaction() as tx:
             seed.store.upsert_measurement(tx, dt.date(2020, 1, 1), {"weight_kg": 76.0})

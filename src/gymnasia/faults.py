@@ -48,7 +48,9 @@ class Faults:
                 raise FaultSpecError(msg)
             allowed = READ_MODES if effects[tool] == "read" else WRITE_MODES
             if mode not in allowed:
-                msg = f"{tool} is a {effects[tool]} tool; its modes are {', '.join(sorted(allowed))}"
+                msg = (
+                    f"{tool} is a {effects[tool]} tool; its modes are {', '.join(sorted(allowed))}"
+                )
                 raise FaultSpecError(msg)
             modes[tool] = mode  # type: ignore[assignment]
         return cls(modes)

@@ -35,26 +35,31 @@ from .texts import number, t
 
 _DATE: Final = r"(\d{4}-\d{2}-\d{2})"
 _NUMBER: Final = r"(\d{1,3}(?:[.,]\d{1,2})?)"
-_SAVE: Final = re.compile(r"\b(guarda|guardar|salve|salva|salvar|save|store|record)\b", re.I)
+_SAVE: Final = re.compile(
+    r"\b(guarda|guardar|salve|salva|salvar|save|store|record)\b", re.IGNORECASE
+)
 _READ: Final = re.compile(
     r"\b(consulta|consultar|consulte|busca|mira|lee|leer|leia|lê|ler|look|read|check|show|"
     r"get|what)\b",
-    re.I,
+    re.IGNORECASE,
 )
-_LIST: Final = re.compile(r"\b(lista|listar|liste|list|todas|todos|all)\b", re.I)
-_DELETE: Final = re.compile(r"\b(borra|borrar|elimina|apaga|apagar|delete|remove)\b", re.I)
-_NOTE: Final = re.compile(r"\b(nota|notas|note|notes|memoria|memória|memory)\b", re.I)
-_WEIGHT_WORD: Final = re.compile(r"\b(peso|weight|medidas|measurements?)\b", re.I)
+_LIST: Final = re.compile(r"\b(lista|listar|liste|list|todas|todos|all)\b", re.IGNORECASE)
+_DELETE: Final = re.compile(r"\b(borra|borrar|elimina|apaga|apagar|delete|remove)\b", re.IGNORECASE)
+_NOTE: Final = re.compile(r"\b(nota|notas|note|notes|memoria|memória|memory)\b", re.IGNORECASE)
+_WEIGHT_WORD: Final = re.compile(r"\b(peso|weight|medidas|measurements?)\b", re.IGNORECASE)
 _FALLBACK: Final = re.compile(
     r"(si no (existe|hay)|se não (existir|houver)|if (there is|there's) (none|no)|"
     r"if none|otherwise|si no|se não)",
-    re.I,
+    re.IGNORECASE,
 )
-_KG: Final = re.compile(_NUMBER + r"\s*kg\b", re.I)
+_KG: Final = re.compile(_NUMBER + r"\s*kg\b", re.IGNORECASE)
 _NOTE_SAVE: Final = re.compile(
-    r"(?:nota|note)\s+[«\"']?([\w\-áéíóúâêôãõçñü]+)[»\"']?\s*[:=]\s*(.+)$", re.I | re.S
+    r"(?:nota|note)\s+[«\"']?([\w\-áéíóúâêôãõçñü]+)[»\"']?\s*[:=]\s*(.+)$",
+    re.IGNORECASE | re.DOTALL,
 )
-_NOTE_KEY: Final = re.compile(r"(?:nota|note)\s+[«\"']?([\w\-áéíóúâêôãõçñü]+)[»\"']?", re.I)
+_NOTE_KEY: Final = re.compile(
+    r"(?:nota|note)\s+[«\"']?([\w\-áéíóúâêôãõçñü]+)[»\"']?", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -172,36 +177,40 @@ class OfflineModel:
         self, intent: _Intent, results: Sequence[tuple[ToolCall, Outcome]]
     ) -> str | tuple[str, dict[str, Any]]:
         key = intent.key or ""
+        plans: dict[str, tuple[str, dict[str, Any]]] = {
+            "save_note": ("save_memory", {"key": key, "description": key, "value": intent.value}),
+            "read_note": ("read_memory", {"key": key}),
+            "delete_note": ("delete_memory", {"key": key}),
+            "list_notes": ("list_memory_keys", {}),
+        }
+        planned = plans[intent.kind]
+        if not results:
+            return planned
+        outcome = results[-1][1]
         if intent.kind == "save_note":
-            if not results:
-                args = {"key": key, "description": key, "value": intent.value or ""}
-                return ("save_memory", args)
-            return self._on_ok(results[-1][1], t(self.lang, "note_saved", key=key))
+            return self._on_ok(outcome, t(self.lang, "note_saved", key=key))
         if intent.kind == "read_note":
-            if not results:
-                return ("read_memory", {"key": key})
-            outcome = results[-1][1]
-            if isinstance(outcome, Ok):
-                return t(self.lang, "note_value", key=key, value=outcome.data.get("value", ""))
-            if outcome.code == "not_found":
-                return t(self.lang, "note_missing", key=key)
-            return t(self.lang, "tool_trouble", code=outcome.code)
+            return self._describe_note(key, outcome)
         if intent.kind == "delete_note":
-            if not results:
-                return ("delete_memory", {"key": key})
-            outcome = results[-1][1]
             if isinstance(outcome, Ok):
                 return t(self.lang, "note_deleted", key=key)
             return t(self.lang, "note_not_deleted", key=key, code=outcome.code)
-        if not results:
-            return ("list_memory_keys", {})
-        outcome = results[-1][1]
+        return self._describe_keys(outcome)
+
+    def _describe_note(self, key: str, outcome: Outcome) -> str:
         if isinstance(outcome, Ok):
-            keys = outcome.data.get("keys") or []
-            if not keys:
-                return t(self.lang, "keys_empty")
-            return t(self.lang, "keys_list", keys=", ".join(map(str, keys)))
+            return t(self.lang, "note_value", key=key, value=outcome.data.get("value", ""))
+        if outcome.code == "not_found":
+            return t(self.lang, "note_missing", key=key)
         return t(self.lang, "tool_trouble", code=outcome.code)
+
+    def _describe_keys(self, outcome: Outcome) -> str:
+        if not isinstance(outcome, Ok):
+            return t(self.lang, "tool_trouble", code=outcome.code)
+        keys = outcome.data.get("keys") or []
+        if not keys:
+            return t(self.lang, "keys_empty")
+        return t(self.lang, "keys_list", keys=", ".join(map(str, keys)))
 
     # -- describing outcomes ----------------------------------------------------------------
 

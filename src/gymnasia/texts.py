@@ -12,8 +12,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "measurement_not_found": {
         "es": "No existe un registro de medidas para el {date}. Esto no dice nada sobre otras "
         "fechas.",
-        "pt": "Não existe um registo de medidas para {date}. Isto não diz nada sobre outras "
-        "datas.",
+        "pt": "Não existe um registo de medidas para {date}. Isto não diz nada sobre outras datas.",
         "en": "There is no measurement record for {date}. This says nothing about other dates.",
     },
     "memory_not_found": {
@@ -134,12 +133,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "guardar uma nota («Salve a nota objetivo: correr 10 km.»), lê-la («Leia a nota "
         "objetivo.»), listar as notas e apagar uma nota. Para tudo o resto, escolha um "
         "fornecedor com --provider.",
-        "en": "The offline model (rule-based, no AI) only understands: saving a weight (\"Save "
+        "en": 'The offline model (rule-based, no AI) only understands: saving a weight ("Save '
         "my weight: 77.4 kg on 2020-01-04.\"), reading one date's weight with a fallback date "
-        "(\"Look up my weight for 2020-01-02. If there is none, look up 2020-01-01.\"), reading "
-        "one date, listing a range (\"List my measurements from 2020-01-01 to 2020-01-31.\"), "
-        "saving a note (\"Save the note goal: run 10 km.\"), reading it (\"Read the note "
-        "goal.\"), listing notes and deleting a note. For anything else, choose a provider "
+        '("Look up my weight for 2020-01-02. If there is none, look up 2020-01-01."), reading '
+        'one date, listing a range ("List my measurements from 2020-01-01 to 2020-01-31."), '
+        'saving a note ("Save the note goal: run 10 km."), reading it ("Read the note '
+        'goal."), listing notes and deleting a note. For anything else, choose a provider '
         "with --provider.",
     },
     # -- CLI ----------------------------------------------------------------------------------

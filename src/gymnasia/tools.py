@@ -74,7 +74,7 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         return {"measurements": store.list_measurements(date_from, date_to)}
 
     @tools.tool(effect="write", idempotent=True, atomic=True)
-    def write_measurement(  # noqa: PLR0913 - one typed argument per measurement field
+    def write_measurement(
         ctx: ToolContext,
         date: CalendarDate,
         weight_kg: Weight | None = None,

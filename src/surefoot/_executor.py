@@ -124,7 +124,7 @@ class Executor:
                 group.append((call, prepared))
                 continue
             records.extend(await self._flush(group, state))
-            if state.stopped:
+            if _stopped(state):
                 records.append(self._not_executed(call, state))
                 continue
             if prepared.tool.confirm and call.call_id not in state.decisions:
@@ -152,8 +152,14 @@ class Executor:
         return CallRecord(call, error, executed=False)
 
     def _finish(
-        self, call: ToolCall, outcome: Outcome, state: TurnState, *, executed: bool,
-        key: str | None = None, fp: str | None = None,
+        self,
+        call: ToolCall,
+        outcome: Outcome,
+        state: TurnState,
+        *,
+        executed: bool,
+        key: str | None = None,
+        fp: str | None = None,
     ) -> CallRecord:
         if isinstance(outcome, ToolError):
             if outcome.recovery is Recovery.STOP_TURN:
@@ -275,7 +281,7 @@ class Executor:
         if not claim.owned:
             outcome = self._settled(tool, claim.entry, prep, state.lang)
             return self._finish(call, outcome, state, executed=False, key=key, fp=prep.fingerprint)
-        ctx.key, ctx.attempt, ctx._ledger = key, claim.entry.attempt, self.ledger  # noqa: SLF001
+        ctx.key, ctx.attempt, ctx._ledger = key, claim.entry.attempt, self.ledger
         result = await self._invoke(tool, prep, ctx)
         if isinstance(result, BaseException):
             self._diagnose(result, ctx)
@@ -295,7 +301,9 @@ class Executor:
                     tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
                 )
             else:
-                value = tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
+                value = (
+                    tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
+                )
             return _to_outcome(value)
         except Exception as exc:  # noqa: BLE001 - the error boundary: every failure becomes data
             return exc
@@ -316,7 +324,7 @@ class Executor:
 
     def _settle(self, key: str, ctx: ToolContext, outcome: Outcome) -> None:
         if isinstance(outcome, Ok):
-            if not ctx._committed_in_tx:  # noqa: SLF001
+            if not ctx._committed_in_tx:
                 self.ledger.finalize(key, ctx.attempt, "committed", result=outcome.data)
         else:
             self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(outcome))
@@ -329,7 +337,7 @@ class Executor:
             text(lang, "outcome_unknown", name=tool.name),
             Recovery.STOP_TURN,
         )
-        if ctx._unverifiable:  # noqa: SLF001
+        if ctx._unverifiable:
             self.ledger.finalize(key, ctx.attempt, "unknown", error=to_record(unknown))
             return unknown
         entry = self.ledger.get(key)
@@ -396,6 +404,11 @@ class Executor:
         return ToolError(
             ErrorCode.OUTCOME_UNKNOWN, text(lang, "held_back", name=tool.name), Recovery.STOP_TURN
         )
+
+
+def _stopped(state: TurnState) -> bool:
+    """Whether the turn stopped (read again after awaits that may have stopped it)."""
+    return state.stopped
 
 
 def _to_outcome(value: object) -> Outcome:

@@ -148,8 +148,17 @@ class MemoryLedger:
             if row is not None:
                 return Claim(self._with_lease(row, now), owned=False)
             row = LedgerEntry(
-                key, conversation_id, tool, fingerprint, arguments, "pending", 1,
-                None, None, now, now,
+                key,
+                conversation_id,
+                tool,
+                fingerprint,
+                arguments,
+                "pending",
+                1,
+                None,
+                None,
+                now,
+                now,
             )
             self._rows[key] = row
             self._leases[key] = now + lease_seconds

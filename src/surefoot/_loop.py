@@ -237,8 +237,10 @@ class Agent:
             return await self._provider_failed(turn, exc)
         msg = "the model's stream ended without a final response"
         return await self._provider_failed(
-            turn, ProviderError(provider=self.model.provider, status=None, kind="bad_response",
-                                safe_message=msg),
+            turn,
+            ProviderError(
+                provider=self.model.provider, status=None, kind="bad_response", safe_message=msg
+            ),
         )
 
     async def _execute(self, turn: _Turn, message: AssistantMessage) -> TurnResult | None:
@@ -265,8 +267,7 @@ class Agent:
 
     async def _record(self, turn: _Turn, records: Sequence[CallRecord]) -> None:
         results = tuple(
-            ToolResult(r.call.call_id, r.call.name, r.outcome, executed=r.executed)
-            for r in records
+            ToolResult(r.call.call_id, r.call.name, r.outcome, executed=r.executed) for r in records
         )
         self._append(turn, ToolResultsMessage(results))
         turn.calls.extend(records)

@@ -435,6 +435,4 @@ class SqlDiagnostics:
             f"created_at, key FROM sf_diagnostics {where} ORDER BY id",
             params,
         )
-        return [
-            Diagnostic(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7]) for r in rows
-        ]
+        return [Diagnostic(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7]) for r in rows]

@@ -88,8 +88,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     "guard_stop": {
         "es": "Esta misma llamada ha fallado ya varias veces en este turno con «{code}»; "
         "el turno se detiene.",
-        "pt": "Esta mesma chamada já falhou várias vezes neste turno com «{code}»; "
-        "o turno para.",
+        "pt": "Esta mesma chamada já falhou várias vezes neste turno com «{code}»; o turno para.",
         "en": "This exact call has already failed several times in this turn with '{code}'; "
         "the turn stops.",
     },
@@ -120,8 +119,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "intentarlo más tarde.",
         "pt": "{app} não conseguiu concluir a ação e nada foi guardado. Pode tentar de novo "
         "mais tarde.",
-        "en": "{app} could not complete the action and nothing was saved. You can try again "
-        "later.",
+        "en": "{app} could not complete the action and nothing was saved. You can try again later.",
     },
     "stop_generic": {
         "es": "{app} ha detenido este turno: {reason}",

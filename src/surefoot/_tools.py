@@ -26,17 +26,14 @@ import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
+from typing import Annotated, Any, Literal, get_type_hints, overload
 
 import pydantic
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from ._exceptions import ConfigurationError
 from ._messages import ToolSpec
-from ._outcome import Detail, Ok, ToolError
-
-if TYPE_CHECKING:
-    from ._context import ToolContext
+from ._outcome import Detail, Ok
 
 Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
@@ -50,7 +47,7 @@ def _calendar_date(value: object) -> object:
         return value
     if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
         msg = "must be a calendar date written YYYY-MM-DD"
-        raise ValueError(msg)  # noqa: TRY004 - pydantic wants ValueError from validators
+        raise ValueError(msg)
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
@@ -180,7 +177,7 @@ def _arguments_model(func: Callable[..., Any], tool_name: str) -> tuple[type[Bas
             raise ConfigurationError(msg)
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, default)
-    model = pydantic.create_model(  # type: ignore[call-overload]
+    model = pydantic.create_model(
         f"{tool_name}_arguments",
         __config__=ConfigDict(strict=True, extra="forbid"),
         **fields,
@@ -264,9 +261,12 @@ class ToolSet:
         self._tools[item.name] = item
         return item
 
+    @overload
+    def tool(self, func: Callable[..., Any], /) -> Tool: ...
+
+    @overload
     def tool(
         self,
-        func: Callable[..., Any] | None = None,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -275,7 +275,21 @@ class ToolSet:
         confirm: bool = False,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
-    ) -> Any:
+    ) -> Callable[[Callable[..., Any]], Tool]: ...
+
+    def tool(  # type: ignore[misc]  # mypy mis-reads the positional-only default here
+        self,
+        func: Callable[..., Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        effect: Effect = "read",
+        idempotent: bool = False,
+        confirm: bool = False,
+        atomic: bool = False,
+        reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
+    ) -> Tool | Callable[[Callable[..., Any]], Tool]:
         """Decorator: declare ``func`` as a tool of this set (returns the ``Tool``)."""
 
         def register(f: Callable[..., Any]) -> Tool:

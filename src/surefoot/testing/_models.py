@@ -29,8 +29,13 @@ from .._model import ResponseDone, StreamEvent, TextDelta
 _ids = itertools.count(1)
 
 
-def call(name: str, arguments: dict[str, Any] | None = None, *, call_id: str | None = None,
-         raw: str | None = None) -> ToolCall:
+def call(
+    name: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    call_id: str | None = None,
+    raw: str | None = None,
+) -> ToolCall:
     """A tool call for scripts; ``raw`` gives unparsed argument text (then arguments=None)."""
     return ToolCall(
         call_id=call_id or f"call_{next(_ids)}",
