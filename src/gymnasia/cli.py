@@ -484,6 +484,225 @@ def diagnostics(
         out.print(row["traceback"], markup=False)
 
 
+# -- the durable side: approvals, resume, writes, reconcile ------------------------------------
+
+
+def _offline_coach(db: str | None, lang: Lang, user: str) -> Coach:
+    """The Coach over an existing database, offline (for commands that manage turns)."""
+    _existing_store(db, lang, user).db.close()
+    return open_coach(db=_db_target(db), lang=lang, user=user)
+
+
+def _pending_rows(coach: Coach, conversation: str | None) -> list[dict[str, Any]]:
+    ids = [conversation] if conversation else coach.agent.journal.conversations()
+    rows = []
+    for cid in ids:
+        pending = coach.agent.pending_confirmation(cid)
+        if pending is not None:
+            rows.append(
+                {
+                    "id": pending.call_id,
+                    "conversation_id": cid,
+                    "tool": pending.tool,
+                    "arguments": pending.arguments,
+                }
+            )
+    return rows
+
+
+@approvals_app.command("list")
+def approvals_list(
+    db: DbOpt = None,
+    conversation: Annotated[str | None, typer.Option("--conversation")] = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """List actions waiting for a person's decision."""
+    coach = _offline_coach(db, _lang(lang), user)
+    rows = _pending_rows(coach, conversation)
+    coach.close()
+    if json_output:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        return
+    for row in rows:
+        args = json.dumps(row["arguments"], ensure_ascii=False)
+        out.print(f"{row['id']}  {row['conversation_id']}  {row['tool']}({args})", markup=False)
+
+
+def _decide(
+    db: str | None,
+    call_id: str,
+    conversation: str | None,
+    lang: Lang,
+    user: str,
+    *,
+    approved: bool,
+    json_output: bool,
+) -> None:
+    coach = _offline_coach(db, lang, user)
+    try:
+        matches = [r for r in _pending_rows(coach, conversation) if r["id"] == call_id]
+        if len(matches) != 1:
+            problem = "no pending action with that id" if not matches else "use --conversation"
+            raise UsageProblem(f"{call_id}: {problem}")
+        cid = matches[0]["conversation_id"]
+        coach.agent.decide(cid, call_id, approved=approved)
+        result = asyncio.run(coach.agent.resume(cid))
+    finally:
+        coach.close()
+    _report(result, coach, json_output=json_output)
+
+
+ConversationOpt = Annotated[str | None, typer.Option("--conversation")]
+
+
+@approvals_app.command("approve")
+def approvals_approve(
+    call_id: Annotated[str, typer.Argument(metavar="ID")],
+    db: DbOpt = None,
+    conversation: ConversationOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Approve a pending action: it runs now, once, and the turn continues."""
+    _decide(db, call_id, conversation, _lang(lang), user, approved=True, json_output=json_output)
+
+
+@approvals_app.command("deny")
+def approvals_deny(
+    call_id: Annotated[str, typer.Argument(metavar="ID")],
+    db: DbOpt = None,
+    conversation: ConversationOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Refuse a pending action: it does not run, and the Coach is told so."""
+    _decide(db, call_id, conversation, _lang(lang), user, approved=False, json_output=json_output)
+
+
+@app.command()
+def resume(
+    conversation_id: Annotated[str, typer.Argument(help="The conversation to finish.")],
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Finish a turn that was interrupted (settling unconfirmed writes first); nothing
+    that committed is done again."""
+    language = _lang(lang)
+    coach = _offline_coach(db, language, user)
+    try:
+        if not coach.agent.journal.exists(conversation_id):
+            raise UsageProblem(f"{conversation_id}: no such conversation")
+        coach.agent.executor.reconcile(conversation_id=conversation_id, lang=language)
+        result = asyncio.run(coach.agent.resume(conversation_id))
+    finally:
+        coach.close()
+    _report(result, coach, json_output=json_output)
+
+
+def _entry_json(entry: Any) -> dict[str, Any]:
+    return {
+        "key": entry.key,
+        "conversation_id": entry.conversation_id,
+        "tool": entry.tool,
+        "arguments": entry.arguments,
+        "state": entry.state,
+        "attempt": entry.attempt,
+        "result": entry.result,
+        "error": entry.error,
+        "created_at": dt.datetime.fromtimestamp(entry.created_at, dt.UTC).isoformat(),
+        "updated_at": dt.datetime.fromtimestamp(entry.updated_at, dt.UTC).isoformat(),
+    }
+
+
+@app.command()
+def writes(
+    db: DbOpt = None,
+    conversation: ConversationOpt = None,
+    state: Annotated[
+        str | None, typer.Option("--state", help="pending, committed, failed or unknown.")
+    ] = None,
+    lang: LangOpt = "es",
+    json_output: JsonOpt = False,
+) -> None:
+    """Every write the agent attempted, with its ledger state: what to check after
+    "check your data before asking again"."""
+    from surefoot import LEDGER_STATES, SqlLedger
+
+    language = _lang(lang)
+    if state is not None and state not in LEDGER_STATES:
+        raise UsageProblem(f"--state must be one of {', '.join(LEDGER_STATES)}")
+    store = _existing_store(db, language, "default")
+    entries = SqlLedger(store.db).entries(conversation_id=conversation, state=state)
+    store.db.close()
+    rows = [_entry_json(e) for e in entries]
+    if json_output:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        return
+    for row in rows:
+        args = json.dumps(row["arguments"], ensure_ascii=False)
+        out.print(f"{row['updated_at']}  {row['state']:<9} {row['tool']}({args})", markup=False)
+
+
+@app.command()
+def reconcile(
+    db: DbOpt = None,
+    conversation: ConversationOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Settle unconfirmed writes now (by the ledger or the tool's own check)."""
+    language = _lang(lang)
+    coach = _offline_coach(db, language, user)
+    try:
+        entries = coach.agent.executor.reconcile(conversation_id=conversation, lang=language)
+    finally:
+        coach.close()
+    rows = [_entry_json(e) for e in entries]
+    if json_output:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        return
+    for row in rows:
+        out.print(f"{row['key']}  {row['tool']}: {row['state']}", markup=False)
+
+
+@app.command("export")
+def export_data(
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+) -> None:
+    """Print all of the user's data as one JSON object (for backups and moving)."""
+    store = _existing_store(db, _lang(lang), user)
+    data = store.export()
+    store.db.close()
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+@app.command("delete-data")
+def delete_data(
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete all of the user's data (asks first)."""
+    store = _existing_store(db, _lang(lang), user)
+    try:
+        if not yes and not typer.confirm(f"Delete all data of user {user!r}?", default=False):
+            raise typer.Exit(1)
+        removed = store.delete_all()
+    finally:
+        store.db.close()
+    out.print(f"deleted {removed} row(s)")
+
+
 def main() -> NoReturn:
     """Entry point: run the app, turning user mistakes into one line and exit code 2."""
     command = typer.main.get_command(app)

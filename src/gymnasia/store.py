@@ -57,6 +57,9 @@ def measurement_json(row: tuple[Any, ...]) -> dict[str, Any]:
     return out
 
 
+USER_TABLES: list[str] = ["gym_measurements", "gym_memory"]
+"""Tables holding per-user rows (``delete_all`` clears them); later migrations add theirs."""
+
 _COLUMNS: Final = "date, " + ", ".join(MEASUREMENT_FIELDS)
 
 
@@ -117,6 +120,25 @@ class GymStore:
             (self.user, date.isoformat()),
         )
         return measurement_json(rows[0])
+
+    # -- everything ----------------------------------------------------------------------------
+
+    def export(self) -> dict[str, Any]:
+        """All of this user's data, as JSON-ready values."""
+        return {
+            "user": self.user,
+            "measurements": self.list_measurements(),
+            "memory": [self.read_memory(key) for key in self.memory_keys()],
+        }
+
+    def delete_all(self) -> int:
+        """Delete all of this user's rows; returns how many."""
+        removed = 0
+        with self.db.transaction() as tx:
+            for table in USER_TABLES:
+                tx.execute(f"DELETE FROM {table} WHERE user_id = ?", (self.user,))
+                removed += max(tx.rowcount, 0)
+        return removed
 
     # -- memory ------------------------------------------------------------------------------
 

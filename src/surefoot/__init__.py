@@ -18,6 +18,7 @@ from ._exceptions import (
 from ._executor import CallRecord, Executor, TurnState
 from ._journal import Journal, MemoryJournal
 from ._ledger import (
+    LEDGER_STATES,
     Claim,
     FencedError,
     Ledger,
@@ -65,6 +66,7 @@ from ._tools import Arguments, CalendarDate, ReconcileResult, Tool, ToolSet
 
 __all__ = [
     "LANGS",
+    "LEDGER_STATES",
     "Agent",
     "Arguments",
     "AssistantMessage",

@@ -28,7 +28,7 @@ from ._ledger import idempotency_key as make_key
 from ._messages import ToolCall
 from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, from_record, to_record
 from ._texts import Lang, text
-from ._tools import Tool, ToolSet
+from ._tools import ReconcileResult, Tool, ToolSet
 
 Decision = Callable[[ToolCall, Tool], bool | None]
 """A confirmation policy: True approve, False deny, None ask (the turn pauses)."""
@@ -358,12 +358,7 @@ class Executor:
         unknown: ToolError,
         lang: Lang,
     ) -> Outcome:
-        verdict = None
-        if tool.reconcile is not None:
-            try:
-                verdict = tool.reconcile(key, arguments)
-            except Exception:  # noqa: BLE001 - a failing check decides nothing
-                verdict = None
+        verdict = self._verdict(tool, key, arguments)
         if isinstance(verdict, Ok):
             self.ledger.finalize(key, attempt, "committed", result=verdict.data)
             return verdict
@@ -373,6 +368,48 @@ class Executor:
             return failed
         self.ledger.finalize(key, attempt, "unknown", error=to_record(unknown))
         return unknown
+
+    def _verdict(self, tool: Tool, key: str, arguments: dict[str, Any]) -> ReconcileResult:
+        """Did the write with ``key`` take effect? The ledger first, then the tool's hook."""
+        entry = self.ledger.get(key)
+        if entry is not None and entry.state == "committed" and entry.result is not None:
+            return Ok(entry.result)
+        if tool.atomic and entry is not None and entry.state == "unknown":
+            return "absent"  # its effect commits only together with the ledger's record
+        if tool.reconcile is None:
+            return None
+        try:
+            return tool.reconcile(key, arguments)
+        except Exception:  # noqa: BLE001 - a failing check decides nothing
+            return None
+
+    def reconcile(
+        self, *, conversation_id: str | None = None, lang: Lang = "en"
+    ) -> list[LedgerEntry]:
+        """Settle unconfirmed writes: expired ``pending`` become ``unknown``, then each
+        ``unknown`` is decided by the ledger (atomic writes) or the tool's ``reconcile`` hook.
+        Writes nobody can decide stay ``unknown``. Returns the entries as they now are."""
+        settled: list[LedgerEntry] = []
+        for entry in self.ledger.entries(conversation_id=conversation_id):
+            current: LedgerEntry | None = entry
+            if entry.state == "pending" and entry.lease_expired:
+                current = self.ledger.expire(entry.key)
+            if current is None or current.state != "unknown":
+                continue
+            tool = self.tools.get(current.tool)
+            if tool is not None:
+                unknown = ToolError(
+                    ErrorCode.OUTCOME_UNKNOWN,
+                    text(lang, "outcome_unknown", name=tool.name),
+                    Recovery.STOP_TURN,
+                )
+                self._reconcile_or_unknown(
+                    tool, current.key, current.attempt, current.arguments, unknown, lang
+                )
+            refreshed = self.ledger.get(current.key)
+            if refreshed is not None:
+                settled.append(refreshed)
+        return settled
 
     def _not_applied(self, tool: Tool, lang: Lang) -> ToolError:
         return ToolError(

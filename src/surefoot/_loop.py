@@ -167,7 +167,7 @@ class Agent:
         turn = self._turn(conversation_id, messages, on_event)
         last = messages[-1]
         if isinstance(last, AssistantMessage) and last.tool_calls:
-            turn.rounds = 1
+            turn.rounds = _rounds_since_user(messages)
             step = await self._execute(turn, last)
             if step is not None:
                 return step
@@ -358,6 +358,16 @@ class Agent:
 def new_conversation_id() -> str:
     """A fresh conversation id."""
     return "c_" + uuid.uuid4().hex[:20]
+
+
+def _rounds_since_user(messages: Sequence[Message]) -> int:
+    """Tool rounds already run in the current user turn."""
+    rounds = 0
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            break
+        rounds += isinstance(message, ToolResultsMessage)
+    return rounds
 
 
 def _user_turns(messages: Sequence[Message]) -> int:

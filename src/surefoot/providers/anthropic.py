@@ -1,0 +1,513 @@
+"""Anthropic Messages, over the official ``anthropic`` SDK.
+
+The mapping is pure and tested without a network (``build_request``, ``parse_response``)::
+
+    UserMessage          → user message, one text block
+    AssistantMessage     → assistant message: text, tool_use (id, name, input object) and
+                           this provider's own thinking blocks, in order
+    ToolResultsMessage   → user message whose blocks are all the tool_result blocks first
+                           (content = the outcome's JSON text, ``is_error: true`` only for a
+                           ToolError), then the text of a UserMessage that follows
+    HarnessMessage       → not sent: the harness's words are never presented as the model's
+
+Consecutive messages of one role are merged, so skipping a message keeps the user/assistant
+alternation valid. Call ids that break ``^[a-zA-Z0-9_-]+$`` are mapped with ``wire_id``, the
+same way for a ``tool_use`` and its ``tool_result``.
+
+The SDK's exceptions are translated into ``ProviderError`` at exactly one place
+(``_translate``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, Final, assert_never
+
+from .._exceptions import ProviderConnectionError, ProviderError
+from .._messages import (
+    AssistantMessage,
+    AssistantPart,
+    FinishReason,
+    HarnessMessage,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    ToolSpec,
+    UserMessage,
+)
+from .._model import ResponseDone, StreamEvent, TextDelta
+from .._outcome import ToolError, dumps, to_wire_text
+from ._ids import wire_id
+
+if TYPE_CHECKING:
+    import anthropic
+
+PROVIDER: Final = "anthropic"
+
+_FINISH: Final[dict[str, FinishReason]] = {
+    "end_turn": "end_turn",
+    "stop_sequence": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "pause_turn": "pause",
+    "refusal": "refusal",
+}
+
+_REASONING_BLOCKS: Final = frozenset({"thinking", "redacted_thinking"})
+_USAGE_KEYS: Final = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+# -- transcript → request ------------------------------------------------------------------
+
+
+def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict[str, Any]:
+    """The body of ``messages.create`` for ``request`` (without ``stream``)."""
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": build_messages(request.messages),
+    }
+    if request.system:
+        body["system"] = request.system
+    if request.tools:
+        body["tools"] = [_tool(spec) for spec in request.tools]
+    return body
+
+
+def build_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The wire ``messages``: one entry per role turn, same-role neighbours merged."""
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        role, blocks = _blocks(message)
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    return wire
+
+
+def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
+    match message:
+        case UserMessage(text=text):
+            return "user", _text_blocks(text)
+        case AssistantMessage(parts=parts):
+            return "assistant", [b for p in parts if (b := _assistant_block(p)) is not None]
+        case ToolResultsMessage(results=results):
+            return "user", [_result_block(r) for r in results]
+        case HarnessMessage():
+            return "user", []
+        case _:
+            assert_never(message)
+
+
+def _text_blocks(text: str) -> list[dict[str, Any]]:
+    # The API rejects empty and whitespace-only text blocks.
+    return [{"type": "text", "text": text}] if text.strip() else []
+
+
+def _assistant_block(part: AssistantPart) -> dict[str, Any] | None:
+    match part:
+        case TextPart(text=text):
+            return {"type": "text", "text": text} if text.strip() else None
+        case ToolCall():
+            return {
+                "type": "tool_use",
+                "id": wire_id(part.call_id),
+                "name": part.name,
+                "input": part.arguments if part.arguments is not None else {},
+            }
+        case ReasoningPart(provider=provider, data=data):
+            return dict(data) if provider == PROVIDER else None
+        case _:
+            assert_never(part)
+
+
+def _result_block(result: ToolResult) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": wire_id(result.call_id),
+        "content": to_wire_text(result.outcome),
+    }
+    if isinstance(result.outcome, ToolError):
+        block["is_error"] = True
+    return block
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+
+
+# -- response → transcript -----------------------------------------------------------------
+
+
+def parse_response(message: object, *, model: str | None = None) -> AssistantMessage:
+    """The assistant turn in a Messages API ``message`` object (a decoded JSON dict).
+
+    Raises ``ProviderError(kind="bad_response")`` when it is not one. A ``tool_use`` whose
+    ``input`` is not an object (a stream cut short leaves its text there) becomes a call with
+    ``arguments=None`` and the text in ``raw_arguments``.
+    """
+    data = _object(message, "the response is not a JSON object")
+    content = data.get("content")
+    if not isinstance(content, list):
+        raise _bad("the response has no content list")
+    parts = tuple(_part(block) for block in content)
+    message_id = data.get("id")
+    reported_model = data.get("model")
+    return AssistantMessage(
+        parts=parts,
+        finish=_finish(data.get("stop_reason"), parts),
+        provider=PROVIDER,
+        model=reported_model if isinstance(reported_model, str) else model,
+        provider_details={"id": message_id} if isinstance(message_id, str) else None,
+    )
+
+
+def parse_usage(message: object) -> dict[str, int]:
+    """The token counts of a ``message`` object (empty when it has none)."""
+    usage = message.get("usage") if isinstance(message, dict) else None
+    if not isinstance(usage, dict):
+        return {}
+    return {k: v for k in _USAGE_KEYS if type(v := usage.get(k)) is int}
+
+
+def _part(block: object) -> AssistantPart:
+    data = _object(block, "a content block is not an object")
+    kind = data.get("type")
+    if kind == "text":
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise _bad("a text block has no text")
+        return TextPart(text)
+    if kind == "tool_use":
+        return _tool_call(data)
+    if kind in _REASONING_BLOCKS:
+        return ReasoningPart(PROVIDER, data)
+    raise _bad("the response has a content block of an unsupported type")
+
+
+def _tool_call(block: dict[str, Any]) -> ToolCall:
+    call_id = block.get("id")
+    name = block.get("name")
+    if not isinstance(call_id, str) or not call_id:
+        raise _bad("a tool_use block has no id")
+    if not isinstance(name, str) or not name:
+        raise _bad("a tool_use block has no name")
+    arguments, raw = _arguments(block.get("input"))
+    return ToolCall(call_id=call_id, name=name, arguments=arguments, raw_arguments=raw)
+
+
+def _arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
+    if isinstance(value, dict):
+        return value, None
+    if isinstance(value, str):
+        return _json_object(value), value
+    return None, json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _finish(stop_reason: object, parts: Sequence[AssistantPart]) -> FinishReason:
+    if isinstance(stop_reason, str) and stop_reason in _FINISH:
+        return _FINISH[stop_reason]
+    return "tool_use" if any(isinstance(p, ToolCall) for p in parts) else "end_turn"
+
+
+def _object(value: object, problem: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _bad(problem)
+    return value
+
+
+def _bad(problem: str) -> ProviderError:
+    return ProviderError(provider=PROVIDER, status=None, kind="bad_response", safe_message=problem)
+
+
+# -- streaming -----------------------------------------------------------------------------
+
+
+class _MessageStream:
+    """Rebuilds the ``message`` object from stream events, so a streamed turn parses exactly
+    like a non-streamed one. Tool input arrives as JSON text deltas and is decoded only when
+    its block is complete."""
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] | None = None
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.pending_json: dict[int, list[str]] = {}
+        self.stopped = False
+
+    def feed(self, event: dict[str, Any]) -> str:
+        """Apply one event; returns the assistant text it added."""
+        match event.get("type"):
+            case "message_start":
+                start = _object(event.get("message"), "message_start has no message")
+                self.message = {**start, "content": []}
+            case "content_block_start":
+                block = _object(event.get("content_block"), "a block start has no block")
+                self.blocks[_index(event)] = dict(block)
+            case "content_block_delta":
+                return self._delta(_index(event), event.get("delta"))
+            case "content_block_stop":
+                self._finish_block(_index(event))
+            case "message_delta":
+                self._message_delta(event)
+            case "message_stop":
+                self.stopped = True
+            case _:
+                pass  # ping, and event types added later: the API asks clients to ignore them
+        return ""
+
+    def result(self) -> dict[str, Any]:
+        """The complete ``message`` object."""
+        if self.message is None or not self.stopped:
+            raise _bad("the stream ended before the message was complete")
+        for index in list(self.pending_json):
+            self._finish_block(index)
+        return {**self.message, "content": [self.blocks[i] for i in sorted(self.blocks)]}
+
+    def _delta(self, index: int, delta: object) -> str:
+        block = self.blocks.get(index)
+        if block is None:
+            raise _bad("the stream sent a delta for a block that never started")
+        change = _object(delta, "a block delta is not an object")
+        match change.get("type"):
+            case "text_delta":
+                text = _text(change, "text")
+                block["text"] = _text(block, "text") + text
+                return text
+            case "input_json_delta":
+                self.pending_json.setdefault(index, []).append(_text(change, "partial_json"))
+            case "thinking_delta":
+                block["thinking"] = _text(block, "thinking") + _text(change, "thinking")
+            case "signature_delta":
+                block["signature"] = _text(change, "signature")
+            case "citations_delta":
+                block.setdefault("citations", []).append(change.get("citation"))
+            case _:
+                pass
+        return ""
+
+    def _finish_block(self, index: int) -> None:
+        pieces = self.pending_json.pop(index, None)
+        block = self.blocks.get(index)
+        if block is None or not pieces or not "".join(pieces):
+            return
+        text = "".join(pieces)
+        parsed = _json_object(text)
+        block["input"] = parsed if parsed is not None else text
+
+    def _message_delta(self, event: dict[str, Any]) -> None:
+        if self.message is None:
+            raise _bad("the stream sent message_delta before message_start")
+        delta = event.get("delta")
+        if isinstance(delta, dict):
+            self.message.update({k: v for k, v in delta.items() if v is not None})
+        usage = event.get("usage")
+        if isinstance(usage, dict):
+            merged = dict(self.message.get("usage") or {})
+            merged.update({k: v for k, v in usage.items() if v is not None})
+            self.message["usage"] = merged
+
+
+def _index(event: dict[str, Any]) -> int:
+    index = event.get("index")
+    if type(index) is not int:
+        raise _bad("a stream event has no block index")
+    return index
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise _bad(f"a stream event's {key} is not text")
+    return value
+
+
+# -- the model -----------------------------------------------------------------------------
+
+
+class AnthropicModel:
+    """A ``Model`` over the Anthropic Messages API.
+
+    Each request uses its own SDK client (closed when the request ends), so the model can be
+    shared across event loops and leaves no connection behind. The SDK retries model requests
+    with its default policy (``max_retries=2``); tools are never retried.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        max_tokens: int = 1024,
+    ) -> None:
+        self._model = model
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._max_tokens = max_tokens
+
+    @property
+    def provider(self) -> str:
+        """Always ``anthropic``."""
+        return PROVIDER
+
+    @property
+    def model_name(self) -> str:
+        """The model's name as Anthropic knows it."""
+        return self._model
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """Answer one request with one ``messages.create`` call."""
+        body = build_request(request, model=self._model, max_tokens=self._max_tokens)
+        try:
+            async with self._client() as client:
+                raw = await client.messages.with_raw_response.create(**body)
+                data = await raw.json()
+        except _sdk_errors() as exc:
+            raise _translate(exc) from exc
+        except ValueError:
+            raise _bad("the response body is not JSON") from None
+        return _response(data, self._model)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Text deltas as they arrive, then the complete response."""
+        body = build_request(request, model=self._model, max_tokens=self._max_tokens)
+        state = _MessageStream()
+        try:
+            async with self._client() as client:
+                events = await client.messages.create(**body, stream=True)
+                async with events:
+                    async for event in events:
+                        text = state.feed(event.to_dict(mode="json", warnings=False))
+                        if text:
+                            yield TextDelta(text)
+        except _sdk_errors() as exc:
+            raise _translate(exc) from exc
+        yield ResponseDone(_response(state.result(), self._model))
+
+    def _client(self) -> anthropic.AsyncAnthropic:
+        import anthropic
+
+        api_key = self._api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not api_key and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+            raise ProviderError(
+                provider=PROVIDER,
+                status=None,
+                kind="auth",
+                safe_message="no API key: pass api_key or set ANTHROPIC_API_KEY",
+            )
+        return anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=self._base_url, timeout=self._timeout, max_retries=2
+        )
+
+
+def _response(data: object, model: str) -> ModelResponse:
+    return ModelResponse(parse_response(data, model=model), parse_usage(data))
+
+
+# -- errors --------------------------------------------------------------------------------
+
+_KIND_BY_ERROR_TYPE: Final = {
+    "authentication_error": "auth",
+    "permission_error": "auth",
+    "billing_error": "auth",
+    "rate_limit_error": "rate_limit",
+    "overloaded_error": "overloaded",
+    "invalid_request_error": "bad_request",
+    "not_found_error": "bad_request",
+    "request_too_large": "bad_request",
+    "api_error": "server",
+    "timeout_error": "server",
+}
+
+_SAFE_MESSAGES: Final = {
+    "auth": "the API key was rejected or lacks permission",
+    "rate_limit": "requests are being rate-limited",
+    "overloaded": "the API is overloaded",
+    "bad_request": "the API rejected the request as invalid",
+    "server": "the API failed to answer",
+    "bad_response": "the API answered with an error",
+}
+
+
+def _sdk_errors() -> tuple[type[Exception], ...]:
+    """The exceptions ``_translate`` handles: the SDK's, and its HTTP library's transport
+    errors (the SDK lets those escape while a stream is being read)."""
+    import anthropic
+
+    errors: list[type[Exception]] = [anthropic.AnthropicError]
+    for name in ("httpx2", "httpx"):
+        try:
+            errors.append(importlib.import_module(name).TransportError)
+        except ImportError:
+            continue
+    return tuple(errors)
+
+
+def _translate(exc: Exception) -> ProviderError:
+    """The one place SDK exceptions become surefoot's; no response body, no key."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        error_type = str(exc.type) if exc.type else ""
+        kind = _KIND_BY_ERROR_TYPE.get(error_type) or kind_for_status(status)
+        detail = f", {error_type}" if error_type in _KIND_BY_ERROR_TYPE else ""
+        message = f"{_SAFE_MESSAGES[kind]} (HTTP {status}{detail})"
+        return ProviderError(provider=PROVIDER, status=status, kind=kind, safe_message=message)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return _connection("the request timed out")
+    if not isinstance(exc, anthropic.AnthropicError | anthropic.APIResponseValidationError):
+        return _connection("the connection failed while reading the response")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return _connection("the API could not be reached")
+    return _bad("the SDK could not read the API's answer")
+
+
+def kind_for_status(status: int) -> str:
+    """The ``ProviderError.kind`` for an HTTP error status."""
+    if status in (401, 402, 403):
+        return "auth"
+    if status == 429:
+        return "rate_limit"
+    if status in (503, 529):
+        return "overloaded"
+    if 400 <= status < 500:
+        return "bad_request"
+    if status >= 500:
+        return "server"
+    return "bad_response"
+
+
+def _connection(message: str) -> ProviderConnectionError:
+    return ProviderConnectionError(
+        provider=PROVIDER, status=None, kind="connection", safe_message=message
+    )
+
+
+__all__ = ["AnthropicModel", "build_messages", "build_request", "parse_response", "parse_usage"]
