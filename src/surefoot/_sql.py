@@ -156,6 +156,8 @@ def open_database(url: str | os.PathLike[str], *, create: bool = True) -> Databa
     dialect, target = resolve_url(url)
     if dialect == "postgresql":
         return _open_postgres(target)
+    if target == ":memory:":
+        return _sqlite(":memory:", "sqlite:///:memory:")
     path = Path(target)
     if not path.exists():
         if not create:
@@ -163,12 +165,16 @@ def open_database(url: str | os.PathLike[str], *, create: bool = True) -> Databa
             raise StoreError(msg)
         path.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    return _sqlite(path, f"sqlite:///{path}")
+
+
+def _sqlite(path: str | Path, url: str) -> Database:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA busy_timeout=30000")
     conn.execute("PRAGMA foreign_keys=ON")
-    return Database("sqlite", conn, url=f"sqlite:///{path}")
+    return Database("sqlite", conn, url=url)
 
 
 def _open_postgres(url: str) -> Database:
