@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).parent.parent / "docs"
-_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
 def _examples() -> list[tuple[str, str]]:
@@ -22,4 +22,4 @@ def _examples() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("where", "code"), _examples(), ids=[w for w, _ in _examples()])
 def test_example_runs(where: str, code: str) -> None:
     """Each ```python block of docs/*.md executes without error (its asserts hold)."""
-    exec(compile(code, where, "exec"), {"__name__": "docs_example"})  # noqa: S102
+    exec(compile(code, where, "exec"), {"__name__": "docs_example"})

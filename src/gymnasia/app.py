@@ -23,6 +23,7 @@ from surefoot import (
 )
 
 from .faults import Faults
+from .feedback import FeedbackSettings
 from .offline import OfflineModel
 from .store import GymStore
 from .texts import APP_NAME
@@ -106,15 +107,19 @@ def open_coach(
     today: dt.date | None = None,
     stream: bool = False,
     extra_secrets: tuple[str, ...] = (),
+    github_api_url: str | None = None,
 ) -> Coach:
-    """Open the database at ``db`` and build the Coach (the offline model unless given one)."""
+    """Open the database at ``db`` and build the Coach (the offline model unless given one).
+    Feature requests go to GitHub as configured by the environment (``feedback.py``), at
+    ``github_api_url`` if given (a local fake in tests)."""
     database = open_database(db)
     store = GymStore(database, user=user)
-    probe = build_tools(store)
+    feedback = FeedbackSettings.from_env(api_url=github_api_url)
+    probe = build_tools(store, feedback=feedback)
     fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in probe})
-    tools = build_tools(store, fault_plan)
+    tools = build_tools(store, fault_plan, feedback)
     chosen = model if model is not None else OfflineModel(lang=lang)
-    secrets = [*configured_secrets(), *(s for s in extra_secrets if s)]
+    secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]
     agent = Agent(
         model=chosen,
         tools=tools,

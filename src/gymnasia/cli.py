@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import ipaddress
 import json
 import os
 import sys
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, cast, get_args
 
-import click
 import typer
 from rich.console import Console
 
@@ -29,7 +29,7 @@ from surefoot import (
     open_database,
 )
 
-from . import render
+from . import catalog, meals, render
 from .app import (
     DEFAULT_MODELS,
     KEY_VARIABLES,
@@ -39,9 +39,11 @@ from .app import (
     default_db_path,
     open_coach,
 )
+from .diet import meal_json, totals
 from .faults import FaultSpecError
 from .store import MEASUREMENT_FIELDS, GymStore
-from .texts import t
+from .texts import number, t
+from .training import routine_json
 
 app = typer.Typer(
     name="gymnasia",
@@ -149,6 +151,7 @@ def _coach(
     today: str | None,
     timeout: float,
     stream: bool,
+    github_api_url: str | None = None,
 ) -> Coach:
     chosen = _model(provider, model, base_url, api_key, timeout)
     try:
@@ -161,6 +164,7 @@ def _coach(
             today=_today(today, lang),
             stream=stream,
             extra_secrets=(api_key or "",),
+            github_api_url=github_api_url,
         )
     except FaultSpecError as exc:
         raise UsageProblem(t(lang, "bad_fault", value=" ".join(faults or ()), reason=exc)) from None
@@ -197,6 +201,14 @@ TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Model request time
 StreamOpt = Annotated[
     bool | None, typer.Option("--stream/--no-stream", help="Stream the reply as it arrives.")
 ]
+GitHubApiOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--github-api-url",
+        help="GitHub API for feature requests (default: GYMNASIA_GITHUB_API_URL or "
+        "https://api.github.com).",
+    ),
+]
 
 
 @app.command()
@@ -217,6 +229,7 @@ def ask(
     today: TodayOpt = None,
     timeout: TimeoutOpt = 120.0,
     stream: StreamOpt = None,
+    github_api_url: GitHubApiOpt = None,
 ) -> None:
     """Ask the Coach one thing (one user turn)."""
     language = _lang(lang)
@@ -233,6 +246,7 @@ def ask(
         today=today,
         timeout=timeout,
         stream=streaming and not json_output,
+        github_api_url=github_api_url,
     )
     try:
         result = asyncio.run(
@@ -288,6 +302,7 @@ def chat(
     today: TodayOpt = None,
     timeout: TimeoutOpt = 120.0,
     stream: StreamOpt = None,
+    github_api_url: GitHubApiOpt = None,
 ) -> None:
     """Talk with the Coach interactively (Ctrl-D to leave)."""
     language = _lang(lang)
@@ -303,6 +318,7 @@ def chat(
         today=today,
         timeout=timeout,
         stream=stream is not False,
+        github_api_url=github_api_url,
     )
     conversation: str | None = None
     try:
@@ -333,6 +349,95 @@ def _confirm_loop(coach: Coach, result: TurnResult) -> TurnResult:
         coach.agent.decide(pending.conversation_id, pending.call_id, approved=answer)
         result = asyncio.run(coach.agent.resume(pending.conversation_id, on_event=_live_printer()))
     return result
+
+
+# -- the web app -------------------------------------------------------------------------------
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+@app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind (loopback unless --allow-remote).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    db: DbOpt = None,
+    provider: ProviderOpt = "offline",
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    fault: FaultOpt = None,
+    today: TodayOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow a non-loopback --host (needs a token).")
+    ] = False,
+    access_token: Annotated[
+        str | None,
+        typer.Option(
+            "--access-token",
+            envvar="GYMNASIA_ACCESS_TOKEN",
+            help="Require this token on every request (cookie, header or ?token= once).",
+        ),
+    ] = None,
+) -> None:
+    """Run the web app: chat with a tool trace, confirmations, and a measurements page."""
+    language = _lang(lang)
+    if not _is_loopback(host) and not (allow_remote and access_token):
+        raise UsageProblem(t(language, "serve_remote_refused", host=host))
+    chosen = _model(provider, model, base_url, api_key, timeout)
+    import uvicorn
+
+    from .web import create_app
+
+    try:
+        web_app = create_app(
+            db=_db_target(db),
+            lang=language,
+            faults=tuple(fault or ()),
+            model=chosen,
+            access_token=access_token or None,
+            today=_today(today, language),
+            secrets=(api_key or "",),
+            user=user,
+        )
+    except FaultSpecError as exc:
+        raise UsageProblem(
+            t(language, "bad_fault", value=" ".join(fault or ()), reason=exc)
+        ) from None
+    except StoreError as exc:
+        raise UsageProblem(str(exc)) from None
+    coach = web_app.state.coach
+    if provider == "offline":
+        err.print(f"[dim]{t(language, 'offline_banner')}[/dim]")
+    if coach.faults:
+        banner = t(language, "fault_banner", faults=coach.faults.describe())
+        err.print(f"[bold red]{banner}[/bold red]")
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    err.print(t(language, "serve_listening", url=url), markup=False)
+    if access_token:
+        err.print(t(language, "serve_token_hint", url=url), markup=False)
+    uvicorn.run(
+        web_app,
+        host=host,
+        port=port,
+        ws="none",
+        lifespan="on",
+        server_header=False,
+        access_log=not access_token,  # an access log would record ?token=... once
+    )
 
 
 # -- demo --------------------------------------------------------------------------------------
@@ -703,20 +808,267 @@ def delete_data(
     out.print(f"deleted {removed} row(s)")
 
 
+# -- diet and training data commands -----------------------------------------------------------
+
+meals_app = typer.Typer(help="Read and log meals without the agent.")
+routines_app = typer.Typer(help="Read training routines without the agent.")
+foods_app = typer.Typer(help="Search the bundled food table.")
+exercises_app = typer.Typer(help="Search the bundled exercise table.")
+app.add_typer(meals_app, name="meals")
+app.add_typer(routines_app, name="routines")
+app.add_typer(foods_app, name="foods")
+app.add_typer(exercises_app, name="exercises")
+
+
+def _meal(value: str, lang: Lang) -> str:
+    found = meals.resolve(value)
+    if found is None:
+        raise UsageProblem(t(lang, "unknown_meal", value=value, meals=", ".join(meals.MEAL_IDS)))
+    return found
+
+
+def _choice(value: str | None, option: str, choices: tuple[str, ...], lang: Lang) -> str | None:
+    if value is None or value in choices:
+        return value
+    listed = ", ".join(choices)
+    raise UsageProblem(t(lang, "bad_choice", value=value, option=option, choices=listed))
+
+
+def _amount(value: str | None, low: float, high: float) -> float | None:
+    """A number as people type it (decimal comma or point) within ``[low, high]``."""
+    if value is None:
+        return None
+    try:
+        parsed = float(value.strip().replace(",", "."))
+    except ValueError:
+        return None
+    return parsed if low <= parsed <= high else None  # also refuses nan
+
+
+def _bounded(value: str | None, option: str, lang: Lang, low: float, high: float) -> float | None:
+    parsed = _amount(value, low, high)
+    if value is not None and parsed is None:
+        limits = {"low": number(low, lang), "high": number(high, lang)}
+        raise UsageProblem(t(lang, "bad_number", value=value, option=option, **limits))
+    return parsed
+
+
+def _write_json(value: object) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
+
+
+def _nutrients(values: dict[str, Any], lang: Lang) -> str:
+    return t(lang, "nutrients", **{k: number(v, lang) for k, v in values.items()})
+
+
+def _print_meal(shown: dict[str, Any], lang: Lang) -> None:
+    out.print(f"[bold]{shown['label']}[/bold] ({shown['meal']})")
+    if not shown["items"]:
+        out.print(f"  {t(lang, 'meal_empty')}")
+    for item in shown["items"]:
+        name = item["name"] or item["food_id"]
+        energy = item["energy_kcal"]
+        kcal = "?" if energy is None else number(energy, lang)
+        out.print(
+            f"  {number(item['grams'], lang)} g {name}: {kcal} kcal", markup=False, soft_wrap=True
+        )
+    if shown["items"]:
+        out.print(f"  = {_nutrients(shown['totals'], lang)}", soft_wrap=True)
+
+
+@meals_app.command("show")
+def meals_show(
+    date: Annotated[str, typer.Argument(help="The date (YYYY-MM-DD).")],
+    db: DbOpt = None,
+    meal: Annotated[
+        str | None, typer.Option("--meal", help="Only this meal (id or label).")
+    ] = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Show what was logged on a date: one meal, or every meal of the day and its totals."""
+    language = _lang(lang)
+    day = _date(date, language)
+    chosen = _meal(meal, language) if meal is not None else None
+    store = _existing_store(db, language, user)
+    logged = store.meal_items(day, chosen)
+    store.db.close()
+    shown = [
+        meal_json(day, m, [(food, grams) for mm, food, grams in logged if mm == m], language)
+        for m in ((chosen,) if chosen else meals.MEAL_IDS)
+    ]
+    day_totals = totals((food, grams) for _, food, grams in logged)
+    if json_output:
+        _write_json(
+            shown[0] if chosen else {"date": day.isoformat(), "meals": shown, "totals": day_totals}
+        )
+        return
+    out.print(f"[bold]{day.isoformat()}[/bold]")
+    for item in shown:
+        _print_meal(item, language)
+    if not chosen:
+        out.print(f"{t(language, 'day_total')}: {_nutrients(day_totals, language)}", soft_wrap=True)
+
+
+@meals_app.command("add")
+def meals_add(
+    date: Annotated[str, typer.Argument(help="The date (YYYY-MM-DD).")],
+    meal: Annotated[str, typer.Argument(help="The meal: an id or a label (es, pt, en).")],
+    food_id: Annotated[str, typer.Argument(help="A food id ('gymnasia foods search').")],
+    grams: Annotated[str, typer.Argument(help="How much, in grams (1-5000; 150 or 150,5).")],
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Log an amount of one food in one meal (adds an item; never replaces)."""
+    language = _lang(lang)
+    day = _date(date, language)
+    chosen = _meal(meal, language)
+    food = catalog.foods().get(food_id)
+    if food is None:
+        raise UsageProblem(t(language, "unknown_food", value=food_id))
+    amount = _amount(grams, 1, 5000)
+    if amount is None:
+        raise UsageProblem(t(language, "bad_grams", value=grams))
+    store = _existing_store(db, language, user)
+    with store.transaction() as tx:
+        store.add_meal_item(tx, day, chosen, food_id, amount)
+        logged = store.meal_items(day, chosen, tx=tx)
+    store.db.close()
+    saved = meal_json(day, chosen, [(f, g) for _, f, g in logged], language)
+    if json_output:
+        _write_json(saved)
+        return
+    added = t(
+        language,
+        "meal_added",
+        grams=number(amount, language),
+        food=food.name(language),
+        meal=saved["label"],
+        date=day.isoformat(),
+        kcal=number(saved["totals"]["energy_kcal"], language),
+    )
+    out.print(added, markup=False, soft_wrap=True)
+
+
+@routines_app.command("list")
+def routines_list(
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """List saved routines with their exercises and series."""
+    language = _lang(lang)
+    store = _existing_store(db, language, user)
+    rows = [routine_json(r, language) for r in store.routines()]
+    store.db.close()
+    if json_output:
+        _write_json(rows)
+        return
+    if not rows:
+        out.print(t(language, "no_routines"))
+    for routine in rows:
+        title = f"{routine['name']} ({routine['category']})"
+        out.print(title, style="bold", markup=False, soft_wrap=True)
+        for index, step in enumerate(routine["exercises"], start=1):
+            series = ", ".join(
+                f"{s['reps']} x {number(s['weight_kg'], language)} kg/{s['rest_seconds']} s"
+                for s in step["series"]
+            )
+            name = step["name"] or step["exercise_id"]
+            out.print(f"  {index}. {name}: {series}", markup=False, soft_wrap=True)
+
+
+@foods_app.command("search")
+def foods_search(
+    query: Annotated[str | None, typer.Argument(help="Words of the name (any language).")] = None,
+    category: Annotated[str | None, typer.Option("--category")] = None,
+    max_calories: Annotated[str | None, typer.Option("--max-calories", help="kcal/100 g")] = None,
+    min_protein: Annotated[str | None, typer.Option("--min-protein", help="g/100 g")] = None,
+    sort_by: Annotated[str | None, typer.Option("--sort-by")] = None,
+    lang: LangOpt = "es",
+    json_output: JsonOpt = False,
+) -> None:
+    """Search the bundled food table (values per 100 g); every match is listed."""
+    language = _lang(lang)
+    sort = _choice(sort_by, "--sort-by", get_args(catalog.FoodSort), language)
+    found, _ = catalog.search_foods(
+        lang=language,
+        query=query,
+        category=_choice(category, "--category", catalog.food_categories(), language),
+        max_calories=_bounded(max_calories, "--max-calories", language, 0, 1000),
+        min_protein=_bounded(min_protein, "--min-protein", language, 0, 100),
+        sort_by=cast("catalog.FoodSort | None", sort),
+        limit=None,
+    )
+    if json_output:
+        _write_json([food.to_json(language) for food in found])
+        return
+    if not found:
+        out.print(t(language, "nothing_found"))
+    for food in found:
+        values = _nutrients(dict(food.per_100g), language)
+        out.print(
+            f"{food.id}  {food.name(language)} [{food.category}]  {values}",
+            markup=False,
+            soft_wrap=True,
+        )
+
+
+@exercises_app.command("search")
+def exercises_search(
+    query: Annotated[str | None, typer.Argument(help="Words of the name (any language).")] = None,
+    muscle_group: Annotated[str | None, typer.Option("--muscle-group")] = None,
+    equipment: Annotated[str | None, typer.Option("--equipment")] = None,
+    lang: LangOpt = "es",
+    json_output: JsonOpt = False,
+) -> None:
+    """Search the bundled exercise table; every match is listed."""
+    language = _lang(lang)
+    found, _ = catalog.search_exercises(
+        lang=language,
+        query=query,
+        muscle_group=_choice(muscle_group, "--muscle-group", catalog.muscle_groups(), language),
+        equipment=_choice(equipment, "--equipment", catalog.equipment_kinds(), language),
+        limit=None,
+    )
+    if json_output:
+        _write_json([item.to_json(language) for item in found])
+        return
+    if not found:
+        out.print(t(language, "nothing_found"))
+    for item in found:
+        out.print(
+            f"{item.id}  {item.name(language)} [{item.muscle_group}, {item.equipment}, "
+            f"{item.difficulty}]",
+            markup=False,
+            soft_wrap=True,
+        )
+
+
+# Typer may run on the click package or on its own bundled copy: take the exception classes
+# from Typer itself so both are caught.
+_CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
+
+
 def main() -> NoReturn:
     """Entry point: run the app, turning user mistakes into one line and exit code 2."""
     command = typer.main.get_command(app)
     try:
         code = command.main(prog_name="gymnasia", standalone_mode=False)
     except UsageProblem as exc:
-        err.print(f"gymnasia: {exc}", markup=False, highlight=False)
+        err.print(f"gymnasia: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
-    except click.UsageError as exc:
-        err.print(f"gymnasia: {exc.format_message()}", markup=False, highlight=False)
+    except _CLICK_USAGE_ERROR as exc:
+        message = exc.format_message()  # type: ignore[attr-defined]
+        err.print(f"gymnasia: {message}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
 

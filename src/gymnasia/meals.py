@@ -8,16 +8,17 @@ accents and the difference between spaces, hyphens and underscores.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Final, Literal
 
-from surefoot import Lang
+from surefoot import LANGS, Lang
+
+from .catalog import fold
 
 MealId = Literal["breakfast", "mid_morning", "lunch", "afternoon", "dinner"]
 
 MEAL_IDS: Final[tuple[MealId, ...]] = ("breakfast", "mid_morning", "lunch", "afternoon", "dinner")
 
-LABELS: Final[dict[MealId, dict[Lang, str]]] = {
+LABELS: Final[dict[str, dict[Lang, str]]] = {
     "breakfast": {"es": "Desayuno", "pt": "Café da manhã", "en": "Breakfast"},
     "mid_morning": {"es": "Almuerzo", "pt": "Lanche da manhã", "en": "Mid-morning snack"},
     "lunch": {"es": "Comida", "pt": "Almoço", "en": "Lunch"},
@@ -26,21 +27,12 @@ LABELS: Final[dict[MealId, dict[Lang, str]]] = {
 }
 
 
-def fold(text: str) -> str:
-    """``text`` for comparison: no accents, case-folded, single spaces, trimmed."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(bare.casefold().split())
-
-
 def _meal_key(text: str) -> str:
     return "_".join(fold(text).replace("-", " ").replace("_", " ").split())
 
 
 _BY_KEY: Final[dict[str, MealId]] = {
-    _meal_key(name): meal
-    for meal in MEAL_IDS
-    for name in (meal, *LABELS[meal].values())
+    _meal_key(name): meal for meal in MEAL_IDS for name in (meal, *LABELS[meal].values())
 }
 
 
@@ -49,14 +41,13 @@ def resolve(text: str) -> MealId | None:
     return _BY_KEY.get(_meal_key(text))
 
 
-def label(meal: MealId, lang: Lang) -> str:
-    """How ``meal`` is shown in ``lang``."""
+def label(meal: str, lang: Lang) -> str:
+    """How the meal id ``meal`` is shown in ``lang``."""
     return LABELS[meal][lang]
 
 
 def accepted_values() -> str:
     """Every accepted spelling, for schema descriptions and error details."""
     return "; ".join(
-        f"{meal} ({' / '.join(LABELS[meal][lang] for lang in ('es', 'pt', 'en'))})"
-        for meal in MEAL_IDS
+        f"{meal} ({' / '.join(LABELS[meal][lang] for lang in LANGS)})" for meal in MEAL_IDS
     )

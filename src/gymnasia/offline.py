@@ -53,6 +53,11 @@ _FALLBACK: Final = re.compile(
     re.IGNORECASE,
 )
 _KG: Final = re.compile(_NUMBER + r"\s*kg\b", re.IGNORECASE)
+_FEATURE: Final = re.compile(
+    r"^\s*(?:sugiere (?:la|una) funci[oó]n|sugira (?:a|uma) funcionalidade|"
+    r"suggest (?:the|a) feature)\s*:\s*(.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
 _NOTE_SAVE: Final = re.compile(
     r"(?:nota|note)\s+[«\"']?([\w\-áéíóúâêôãõçñü]+)[»\"']?\s*[:=]\s*(.+)$",
     re.IGNORECASE | re.DOTALL,
@@ -73,6 +78,10 @@ class _Intent:
 
 def understand(text: str) -> _Intent | None:
     """What the user asked, if it is one of the phrasings this model knows."""
+    feature = _FEATURE.match(text)
+    if feature:  # "Suggest the feature: TITLE. DESCRIPTION" (key = title, value = description)
+        title, _, description = feature.group(1).strip().partition(". ")
+        return _Intent("suggest_feature", key=title.strip().rstrip("."), value=description.strip())
     dates = tuple(re.findall(_DATE, text))
     if _NOTE.search(text):
         return _note_intent(text)
@@ -153,7 +162,27 @@ class OfflineModel:
                 start, end = sorted(intent.dates)
                 return ("list_measurements", {"date_from": start, "date_to": end})
             return self._describe_range(sorted(intent.dates), results[-1][1])
+        if kind == "suggest_feature":
+            return self._plan_feature(intent, results)
         return self._plan_note(intent, results)
+
+    def _plan_feature(
+        self, intent: _Intent, results: Sequence[tuple[ToolCall, Outcome]]
+    ) -> str | tuple[str, dict[str, Any]]:
+        if not results:
+            arguments = {"title": intent.key or "", "description": intent.value or ""}
+            return ("create_feature_issue", arguments)
+        outcome = results[-1][1]
+        if isinstance(outcome, Ok):
+            data = outcome.data
+            return t(
+                self.lang,
+                "feature_created",
+                number=data.get("number", "?"),
+                title=data.get("title", ""),
+                url=data.get("url", ""),
+            )
+        return t(self.lang, "feature_not_created", code=outcome.code)
 
     def _plan_fallback(
         self, dates: tuple[str, ...], results: Sequence[tuple[ToolCall, Outcome]]

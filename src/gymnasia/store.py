@@ -13,6 +13,8 @@ from typing import Any, Final
 
 from surefoot import Database, Tx
 
+from .catalog import fold
+
 MEASUREMENT_FIELDS: Final = (
     "weight_kg",
     "body_fat_pct",
@@ -46,6 +48,46 @@ MIGRATIONS: Final = [
         PRIMARY KEY (user_id, key)
     )
     """,
+    """
+    CREATE TABLE gym_meal_items (
+        id {serial},
+        user_id TEXT NOT NULL,
+        date TEXT NOT NULL,
+        meal TEXT NOT NULL
+            CHECK (meal IN ('breakfast', 'mid_morning', 'lunch', 'afternoon', 'dinner')),
+        food_id TEXT NOT NULL,
+        grams {real} NOT NULL CHECK (grams > 0),
+        created_at {real} NOT NULL
+    );
+    CREATE INDEX gym_meal_items_meal ON gym_meal_items (user_id, date, meal, id);
+    CREATE TABLE gym_routines (
+        id {serial},
+        user_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL,
+        category TEXT NOT NULL
+            CHECK (category IN ('strength', 'hypertrophy', 'cardio', 'flexibility')),
+        created_at {real} NOT NULL,
+        UNIQUE (user_id, name_key)
+    );
+    CREATE TABLE gym_routine_exercises (
+        routine_id BIGINT NOT NULL REFERENCES gym_routines (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        exercise_id TEXT NOT NULL,
+        PRIMARY KEY (routine_id, position)
+    );
+    CREATE TABLE gym_routine_series (
+        routine_id BIGINT NOT NULL,
+        exercise_position INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        reps INTEGER NOT NULL CHECK (reps > 0),
+        weight_kg {real} NOT NULL CHECK (weight_kg >= 0),
+        rest_seconds INTEGER NOT NULL CHECK (rest_seconds >= 0),
+        PRIMARY KEY (routine_id, exercise_position, position),
+        FOREIGN KEY (routine_id, exercise_position)
+            REFERENCES gym_routine_exercises (routine_id, position) ON DELETE CASCADE
+    )
+    """,
 ]
 
 
@@ -59,6 +101,7 @@ def measurement_json(row: tuple[Any, ...]) -> dict[str, Any]:
 
 USER_TABLES: list[str] = ["gym_measurements", "gym_memory"]
 """Tables holding per-user rows (``delete_all`` clears them); later migrations add theirs."""
+USER_TABLES += ["gym_meal_items", "gym_routines"]  # routine exercises and series cascade
 
 _COLUMNS: Final = "date, " + ", ".join(MEASUREMENT_FIELDS)
 
@@ -129,6 +172,8 @@ class GymStore:
             "user": self.user,
             "measurements": self.list_measurements(),
             "memory": [self.read_memory(key) for key in self.memory_keys()],
+            "meals": self.meal_log(),
+            "routines": [{k: v for k, v in r.items() if k != "id"} for r in self.routines()],
         }
 
     def delete_all(self) -> int:
@@ -171,3 +216,122 @@ class GymStore:
         """Delete one note; False if it did not exist."""
         tx.execute("DELETE FROM gym_memory WHERE user_id = ? AND key = ?", (self.user, key))
         return tx.rowcount == 1
+
+    # -- diet log ----------------------------------------------------------------------------
+
+    def _rows(self, tx: Tx | None, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return tx.execute(sql, params) if tx is not None else self.db.query(sql, params)
+
+    def add_meal_item(self, tx: Tx, date: dt.date, meal: str, food_id: str, grams: float) -> None:
+        """Append ``grams`` of ``food_id`` to one meal of ``date`` (never merges or replaces)."""
+        tx.execute(
+            "INSERT INTO gym_meal_items (user_id, date, meal, food_id, grams, created_at) "
+            "VALUES (?, ?, ?, ?, ?, {now})",
+            (self.user, date.isoformat(), meal, food_id, grams),
+        )
+
+    def meal_items(
+        self, date: dt.date, meal: str | None = None, *, tx: Tx | None = None
+    ) -> list[tuple[str, str, float]]:
+        """``(meal, food_id, grams)`` logged on ``date`` (one meal, or all), in the order added;
+        pass ``tx`` to see the writes of that open transaction."""
+        sql = "SELECT meal, food_id, grams FROM gym_meal_items WHERE user_id = ? AND date = ?"
+        params: tuple[Any, ...] = (self.user, date.isoformat())
+        if meal is not None:
+            sql, params = sql + " AND meal = ?", (*params, meal)
+        rows = self._rows(tx, sql + " ORDER BY id", params)
+        return [(r[0], r[1], float(r[2])) for r in rows]
+
+    def meal_log(self) -> list[dict[str, Any]]:
+        """Every logged item of this user, by date and order added (for export)."""
+        rows = self.db.query(
+            "SELECT date, meal, food_id, grams FROM gym_meal_items WHERE user_id = ? "
+            "ORDER BY date, id",
+            (self.user,),
+        )
+        return [{"date": r[0], "meal": r[1], "food_id": r[2], "grams": float(r[3])} for r in rows]
+
+    # -- routines ----------------------------------------------------------------------------
+
+    def create_routine(
+        self,
+        tx: Tx,
+        name: str,
+        category: str,
+        exercises: list[tuple[str, list[tuple[int, float, int]]]],
+    ) -> int | None:
+        """Save a routine: ``exercises`` are ``(exercise_id, [(reps, weight_kg, rest_seconds)])``
+        in order. Returns its id, or None when this user already has a routine of that name
+        (compared without case or accents)."""
+        key = fold(name)
+        taken = tx.execute(
+            "SELECT 1 FROM gym_routines WHERE user_id = ? AND name_key = ?", (self.user, key)
+        )
+        if taken:
+            return None
+        rows = tx.execute(
+            "INSERT INTO gym_routines (user_id, name, name_key, category, created_at) "
+            "VALUES (?, ?, ?, ?, {now}) RETURNING id",
+            (self.user, name, key, category),
+        )
+        routine_id = int(rows[0][0])
+        for position, (exercise_id, series) in enumerate(exercises, start=1):
+            tx.execute(
+                "INSERT INTO gym_routine_exercises (routine_id, position, exercise_id) "
+                "VALUES (?, ?, ?)",
+                (routine_id, position, exercise_id),
+            )
+            for number, (reps, weight_kg, rest_seconds) in enumerate(series, start=1):
+                tx.execute(
+                    "INSERT INTO gym_routine_series (routine_id, exercise_position, position, "
+                    "reps, weight_kg, rest_seconds) VALUES (?, ?, ?, ?, ?, ?)",
+                    (routine_id, position, number, reps, weight_kg, rest_seconds),
+                )
+        return routine_id
+
+    def routines(
+        self, routine_id: int | None = None, *, tx: Tx | None = None
+    ) -> list[dict[str, Any]]:
+        """This user's routines (or just ``routine_id``) in the order created, each with its
+        exercises and their series in order."""
+        only = "" if routine_id is None else " AND r.id = ?"
+        params: tuple[Any, ...] = (self.user,) if routine_id is None else (self.user, routine_id)
+        heads = self._rows(
+            tx,
+            f"SELECT r.id, r.name, r.category FROM gym_routines r WHERE r.user_id = ?{only} "
+            "ORDER BY r.id",
+            params,
+        )
+        parts = self._rows(
+            tx,
+            "SELECT e.routine_id, e.position, e.exercise_id FROM gym_routine_exercises e "
+            f"JOIN gym_routines r ON r.id = e.routine_id WHERE r.user_id = ?{only} "
+            "ORDER BY e.routine_id, e.position",
+            params,
+        )
+        series = self._rows(
+            tx,
+            "SELECT s.routine_id, s.exercise_position, s.reps, s.weight_kg, s.rest_seconds "
+            "FROM gym_routine_series s JOIN gym_routines r ON r.id = s.routine_id "
+            f"WHERE r.user_id = ?{only} ORDER BY s.routine_id, s.exercise_position, s.position",
+            params,
+        )
+        sets: dict[tuple[int, int], list[dict[str, Any]]] = {}
+        for rid, pos, reps, weight, rest in series:
+            sets.setdefault((int(rid), int(pos)), []).append(
+                {"reps": int(reps), "weight_kg": float(weight), "rest_seconds": int(rest)}
+            )
+        steps: dict[int, list[dict[str, Any]]] = {}
+        for rid, pos, exercise_id in parts:
+            steps.setdefault(int(rid), []).append(
+                {"exercise_id": exercise_id, "series": sets.get((int(rid), int(pos)), [])}
+            )
+        return [
+            {
+                "id": int(rid),
+                "name": name,
+                "category": category,
+                "exercises": steps.get(int(rid), []),
+            }
+            for rid, name, category in heads
+        ]

@@ -3,7 +3,8 @@
 Every tool returns typed data or a contract error; none reports success for something it did
 not do. Writes are atomic with the ledger: the effect and the ledger's ``committed`` record
 land in one transaction (``ctx.commit_in``), so a failure before that commit is known to have
-changed nothing.
+changed nothing. The exception is ``create_feature_issue`` (``feedback.py``): its effect is a
+GitHub issue, found again by the idempotency key it carries.
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from surefoot import (
     ToolSet,
 )
 
+from .diet import register_diet_tools
 from .faults import Faults
+from .feedback import FeedbackSettings, register_feedback_tools
 from .store import GymStore
 from .texts import t
+from .training import register_training_tools
 
 Weight = Annotated[float, Field(ge=20, le=400, description="Body weight in kg (20-400).")]
 BodyFat = Annotated[float, Field(ge=2, le=75, description="Body fat percentage (2-75).")]
@@ -34,12 +38,19 @@ Key = Annotated[str, Field(min_length=1, max_length=100, description="The note's
 Text = Annotated[str, Field(max_length=5000)]
 
 
-def build_tools(store: GymStore, faults: Faults | None = None) -> ToolSet:
-    """The Coach's tool set over ``store``, with ``faults`` injected where configured."""
+def build_tools(
+    store: GymStore, faults: Faults | None = None, feedback: FeedbackSettings | None = None
+) -> ToolSet:
+    """The Coach's tool set over ``store``, with ``faults`` injected where configured, and
+    ``create_feature_issue`` (a GitHub issue, not atomic) when ``feedback`` settings are given."""
     faults = faults or Faults()
     tools = ToolSet()
     _measurement_tools(tools, store, faults)
     _memory_tools(tools, store, faults)
+    register_diet_tools(tools, store, faults)
+    register_training_tools(tools, store, faults)
+    if feedback is not None:
+        register_feedback_tools(tools, settings=feedback, faults=faults)
     return tools
 
 

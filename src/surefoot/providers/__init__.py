@@ -11,12 +11,21 @@ an SDK costs seconds; ``import surefoot`` must stay fast).
 
 from __future__ import annotations
 
+import importlib
 from typing import Literal
 
 from .._model import Model
 
 ProviderName = Literal["anthropic", "openai", "google", "openai-chat"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "google", "openai-chat")
+
+
+_ADAPTERS: dict[str, tuple[str, str]] = {
+    "anthropic": ("anthropic", "AnthropicModel"),
+    "openai": ("openai_responses", "OpenAIResponsesModel"),
+    "google": ("google_interactions", "GoogleInteractionsModel"),
+    "openai-chat": ("openai_chat", "OpenAIChatModel"),
+}
 
 
 def make_model(
@@ -28,33 +37,16 @@ def make_model(
     timeout: float = 120.0,
     max_tokens: int = 1024,
 ) -> Model:
-    """The adapter for ``provider``, talking to ``model``."""
-    if provider == "anthropic":
-        from .anthropic import AnthropicModel
-
-        return AnthropicModel(
-            model, api_key=api_key, base_url=base_url, timeout=timeout, max_tokens=max_tokens
-        )
-    if provider == "openai":
-        from .openai_responses import OpenAIResponsesModel
-
-        return OpenAIResponsesModel(
-            model, api_key=api_key, base_url=base_url, timeout=timeout, max_tokens=max_tokens
-        )
-    if provider == "google":
-        from .google_interactions import GoogleInteractionsModel
-
-        return GoogleInteractionsModel(
-            model, api_key=api_key, base_url=base_url, timeout=timeout, max_tokens=max_tokens
-        )
-    if provider == "openai-chat":
-        from .openai_chat import OpenAIChatModel
-
-        return OpenAIChatModel(
-            model, api_key=api_key, base_url=base_url, timeout=timeout, max_tokens=max_tokens
-        )
-    msg = f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}"
-    raise ValueError(msg)
+    """The adapter for ``provider``, talking to ``model`` (its SDK is imported only now)."""
+    if provider not in _ADAPTERS:
+        msg = f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}"
+        raise ValueError(msg)
+    module_name, class_name = _ADAPTERS[provider]
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    adapter: Model = getattr(module, class_name)(
+        model, api_key=api_key, base_url=base_url, timeout=timeout, max_tokens=max_tokens
+    )
+    return adapter
 
 
 __all__ = ["PROVIDERS", "ProviderName", "make_model"]

@@ -11,8 +11,9 @@ The mapping is pure and tested without a network (``build_request``, ``parse_res
     HarnessMessage       → not sent: the harness's words are never presented as the model's
 
 Consecutive messages of one role are merged, so skipping a message keeps the user/assistant
-alternation valid. Call ids that break ``^[a-zA-Z0-9_-]+$`` are mapped with ``wire_id``, the
-same way for a ``tool_use`` and its ``tool_result``.
+alternation valid. Call ids that break ``^[a-zA-Z0-9_-]+$``, or repeat an earlier call's id
+(the API wants them unique in the whole conversation), are mapped with ``wire_id``, the same
+way for a ``tool_use`` and its ``tool_result``.
 
 The SDK's exceptions are translated into ``ProviderError`` at exactly one place
 (``_translate``).
@@ -20,9 +21,11 @@ The SDK's exceptions are translated into ``ProviderError`` at exactly one place
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import os
+import ssl
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, assert_never
 
@@ -44,7 +47,7 @@ from .._messages import (
     UserMessage,
 )
 from .._model import ResponseDone, StreamEvent, TextDelta
-from .._outcome import ToolError, dumps, to_wire_text
+from .._outcome import ToolError, to_wire_text
 from ._ids import wire_id
 
 if TYPE_CHECKING:
@@ -89,9 +92,10 @@ def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict
 
 def build_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The wire ``messages``: one entry per role turn, same-role neighbours merged."""
+    ids = _CallIds()
     wire: list[dict[str, Any]] = []
     for message in messages:
-        role, blocks = _blocks(message)
+        role, blocks = _blocks(message, ids)
         if not blocks:
             continue
         if wire and wire[-1]["role"] == role:
@@ -101,14 +105,47 @@ def build_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return wire
 
 
-def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
+class _CallIds:
+    """Wire ids for one request: inside the API's pattern, unique across the conversation
+    (some servers reuse ``call_0`` every turn), and each result gets its own call's id.
+    Deterministic, so the same transcript always yields the same request."""
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+        self._open: list[tuple[str, str]] = []
+
+    def start_turn(self) -> None:
+        """An assistant message begins: its calls are the ones the next results answer."""
+        self._open = []
+
+    def for_call(self, call_id: str) -> str:
+        """The wire id of a call (unique in this request)."""
+        wire, repeat = wire_id(call_id), 0
+        while wire in self._used:
+            repeat += 1
+            wire = wire_id(f"{call_id}#{repeat}")
+        self._used.add(wire)
+        self._open.append((call_id, wire))
+        return wire
+
+    def for_result(self, call_id: str) -> str:
+        """The wire id of the call this result answers (its first unanswered namesake)."""
+        for index, (open_id, wire) in enumerate(self._open):
+            if open_id == call_id:
+                del self._open[index]
+                return wire
+        return wire_id(call_id)
+
+
+def _blocks(message: Message, ids: _CallIds) -> tuple[str, list[dict[str, Any]]]:
     match message:
         case UserMessage(text=text):
             return "user", _text_blocks(text)
         case AssistantMessage(parts=parts):
-            return "assistant", [b for p in parts if (b := _assistant_block(p)) is not None]
+            ids.start_turn()
+            return "assistant", [b for p in parts if (b := _assistant_block(p, ids)) is not None]
         case ToolResultsMessage(results=results):
-            return "user", [_result_block(r) for r in results]
+            return "user", [_result_block(r, ids) for r in results]
         case HarnessMessage():
             return "user", []
         case _:
@@ -120,14 +157,14 @@ def _text_blocks(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}] if text.strip() else []
 
 
-def _assistant_block(part: AssistantPart) -> dict[str, Any] | None:
+def _assistant_block(part: AssistantPart, ids: _CallIds) -> dict[str, Any] | None:
     match part:
         case TextPart(text=text):
             return {"type": "text", "text": text} if text.strip() else None
         case ToolCall():
             return {
                 "type": "tool_use",
-                "id": wire_id(part.call_id),
+                "id": ids.for_call(part.call_id),
                 "name": part.name,
                 "input": part.arguments if part.arguments is not None else {},
             }
@@ -137,10 +174,10 @@ def _assistant_block(part: AssistantPart) -> dict[str, Any] | None:
             assert_never(part)
 
 
-def _result_block(result: ToolResult) -> dict[str, Any]:
+def _result_block(result: ToolResult, ids: _CallIds) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "tool_result",
-        "tool_use_id": wire_id(result.call_id),
+        "tool_use_id": ids.for_result(result.call_id),
         "content": to_wire_text(result.outcome),
     }
     if isinstance(result.outcome, ToolError):
@@ -353,7 +390,7 @@ class AnthropicModel:
 
     Each request uses its own SDK client (closed when the request ends), so the model can be
     shared across event loops and leaves no connection behind. The SDK retries model requests
-    with its default policy (``max_retries=2``); tools are never retried.
+    with its normal policy (``max_retries``, 2 by default); tools are never retried.
     """
 
     def __init__(
@@ -364,12 +401,14 @@ class AnthropicModel:
         base_url: str | None = None,
         timeout: float = 120.0,
         max_tokens: int = 1024,
+        max_retries: int = 2,
     ) -> None:
         self._model = model
         self._api_key = api_key
         self._base_url = base_url
         self._timeout = timeout
         self._max_tokens = max_tokens
+        self._max_retries = max_retries
 
     @property
     def provider(self) -> str:
@@ -387,12 +426,10 @@ class AnthropicModel:
         try:
             async with self._client() as client:
                 raw = await client.messages.with_raw_response.create(**body)
-                data = await raw.json()
+                content = await raw.read()
         except _sdk_errors() as exc:
             raise _translate(exc) from exc
-        except ValueError:
-            raise _bad("the response body is not JSON") from None
-        return _response(data, self._model)
+        return _response(_decode(content), self._model)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Text deltas as they arrive, then the complete response."""
@@ -422,8 +459,19 @@ class AnthropicModel:
                 safe_message="no API key: pass api_key or set ANTHROPIC_API_KEY",
             )
         return anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=self._base_url, timeout=self._timeout, max_retries=2
+            api_key=api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=_tls_context()),
         )
+
+
+def _decode(content: bytes) -> object:
+    try:
+        return json.loads(content)
+    except (ValueError, RecursionError):
+        raise _bad("the response body is not JSON") from None
 
 
 def _response(data: object, model: str) -> ModelResponse:
@@ -460,13 +508,23 @@ def _sdk_errors() -> tuple[type[Exception], ...]:
     errors (the SDK lets those escape while a stream is being read)."""
     import anthropic
 
-    errors: list[type[Exception]] = [anthropic.AnthropicError]
-    for name in ("httpx2", "httpx"):
-        try:
-            errors.append(importlib.import_module(name).TransportError)
-        except ImportError:
-            continue
-    return tuple(errors)
+    return (anthropic.AnthropicError, _http_library().TransportError)
+
+
+def _http_library() -> Any:
+    """The HTTP library under the SDK (``httpx``, or ``httpx2`` in newer SDKs)."""
+    import anthropic
+
+    base = anthropic.DefaultAsyncHttpxClient.__mro__[1]
+    return importlib.import_module(base.__module__.partition(".")[0])
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The HTTP library's default TLS context, built once: loading the CA store costs more
+    than the rest of a request to a local server."""
+    context: ssl.SSLContext = _http_library().create_ssl_context()
+    return context
 
 
 def _translate(exc: Exception) -> ProviderError:
@@ -476,20 +534,20 @@ def _translate(exc: Exception) -> ProviderError:
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         error_type = str(exc.type) if exc.type else ""
-        kind = _KIND_BY_ERROR_TYPE.get(error_type) or kind_for_status(status)
+        kind = _KIND_BY_ERROR_TYPE.get(error_type) or _kind_for_status(status)
         detail = f", {error_type}" if error_type in _KIND_BY_ERROR_TYPE else ""
         message = f"{_SAFE_MESSAGES[kind]} (HTTP {status}{detail})"
         return ProviderError(provider=PROVIDER, status=status, kind=kind, safe_message=message)
     if isinstance(exc, anthropic.APITimeoutError):
         return _connection("the request timed out")
-    if not isinstance(exc, anthropic.AnthropicError | anthropic.APIResponseValidationError):
-        return _connection("the connection failed while reading the response")
     if isinstance(exc, anthropic.APIConnectionError):
         return _connection("the API could not be reached")
-    return _bad("the SDK could not read the API's answer")
+    if isinstance(exc, anthropic.AnthropicError):
+        return _bad("the SDK could not read the API's answer")
+    return _connection("the connection broke while the response was being read")
 
 
-def kind_for_status(status: int) -> str:
+def _kind_for_status(status: int) -> str:
     """The ``ProviderError.kind`` for an HTTP error status."""
     if status in (401, 402, 403):
         return "auth"

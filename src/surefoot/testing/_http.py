@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +92,7 @@ class FakeHTTPServer:
             raise RuntimeError(msg)
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def start(self) -> FakeHTTPServer:
+    def start(self) -> Self:
         """Start serving on a free loopback port."""
         outer = self
 
@@ -124,7 +124,7 @@ class FakeHTTPServer:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> FakeHTTPServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -1,0 +1,180 @@
+"""Diet tools: the bundled food table and the user's meal log (DESIGN §7, §10).
+
+A meal's nutrients are always computed here, from the food table and the logged grams; the
+model gives only which food and how much (any other field is rejected by the schema), so a
+total can never be one the model made up.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
+
+from surefoot import CalendarDate, Lang, Recovery, ToolContext, ToolError, ToolSet
+
+from . import catalog, meals
+from .faults import Faults
+from .store import GymStore
+from .texts import t
+
+
+def _meal_id(value: str) -> str:
+    meal = meals.resolve(value)
+    if meal is None:
+        raise PydanticCustomError(
+            "literal_error",
+            "is not a meal id or label",
+            {"expected": meals.accepted_values()},
+        )
+    return meal
+
+
+Meal = Annotated[
+    str,
+    AfterValidator(_meal_id),
+    Field(
+        description="The meal: an id (breakfast, mid_morning, lunch, afternoon, dinner) or its "
+        "label in Spanish, Portuguese or English, e.g. Desayuno, Almuerzo (mid-morning), "
+        "Comida (lunch), Merienda, Cena; case and accents are ignored.",
+    ),
+]
+FoodId = Annotated[
+    str, Field(min_length=1, max_length=100, description="A food id, as search_foods returns.")
+]
+Grams = Annotated[float, Field(ge=1, le=5000, description="How much was eaten, in grams (1-5000).")]
+Query = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=100,
+        description="Words of the food's name in any language (case and accents ignored).",
+    ),
+]
+MaxCalories = Annotated[
+    float, Field(ge=0, le=1000, description="Only foods with at most this many kcal per 100 g.")
+]
+MinProtein = Annotated[
+    float,
+    Field(ge=0, le=100, description="Only foods with at least this many g of protein per 100 g."),
+]
+SortBy = Annotated[
+    catalog.FoodSort,
+    Field(
+        description="name: alphabetical; calories, carbs, fat: lowest first; protein, fiber: "
+        "highest first (per 100 g). Default: best name match first.",
+    ),
+]
+
+
+def _round(value: float) -> float:
+    return round(value, 1)
+
+
+def _amounts(food_id: str, grams: float) -> dict[str, float] | None:
+    """The nutrients in ``grams`` of ``food_id``, unrounded (None: not in the food table)."""
+    food = catalog.foods().get(food_id)
+    if food is None:
+        return None
+    return {nutrient: food.per_100g[nutrient] * grams / 100 for nutrient in catalog.NUTRIENTS}
+
+
+def totals(items: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Nutrient totals of ``(food_id, grams)`` items, from the food table, to one decimal."""
+    sums = dict.fromkeys(catalog.NUTRIENTS, 0.0)
+    for food_id, grams in items:
+        for nutrient, amount in (_amounts(food_id, grams) or {}).items():
+            sums[nutrient] += amount
+    return {nutrient: _round(total) for nutrient, total in sums.items()}
+
+
+def meal_json(
+    date: dt.date, meal: str, items: Sequence[tuple[str, float]], lang: Lang
+) -> dict[str, Any]:
+    """One meal as the tools return it: its ``(food_id, grams)`` items, in order, with their
+    nutrients and the meal's totals, all computed from the food table."""
+    rows: list[dict[str, Any]] = []
+    unknown: list[str] = []
+    for food_id, grams in items:
+        food = catalog.foods().get(food_id)
+        amounts = _amounts(food_id, grams)
+        row: dict[str, Any] = {"food_id": food_id, "name": food.name(lang) if food else None}
+        row["grams"] = grams
+        for nutrient in catalog.NUTRIENTS:
+            row[nutrient] = None if amounts is None else _round(amounts[nutrient])
+        if amounts is None:
+            unknown.append(food_id)
+        rows.append(row)
+    out: dict[str, Any] = {
+        "date": date.isoformat(),
+        "meal": meal,
+        "label": meals.label(meal, lang),
+        "items": rows,
+        "totals": totals(items),
+    }
+    if unknown:
+        out["foods_not_in_table"] = unknown
+    return out
+
+
+def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+    """Declare ``search_foods``, ``read_meal`` and ``add_meal_food`` on ``tools``."""
+
+    @tools.tool
+    def search_foods(
+        ctx: ToolContext,
+        *,
+        query: Query | None = None,
+        category: Annotated[catalog.FoodCategory, Field(description="Only foods of this category.")]
+        | None = None,
+        max_calories: MaxCalories | None = None,
+        min_protein: MinProtein | None = None,
+        sort_by: SortBy | None = None,
+    ) -> dict[str, Any]:
+        """Search the bundled food table (per-100 g nutrition facts from public sources). Every
+        filter given must hold; at most 15 foods are returned, with total_matches telling how
+        many matched. Use the ids with add_meal_food."""
+        faults.on_read(ctx.tool)
+        found, total = catalog.search_foods(
+            lang=ctx.lang,
+            query=query,
+            category=category,
+            max_calories=max_calories,
+            min_protein=min_protein,
+            sort_by=sort_by,
+        )
+        return {"foods": [food.to_json(ctx.lang) for food in found], "total_matches": total}
+
+    @tools.tool
+    def read_meal(ctx: ToolContext, date: CalendarDate, meal: Meal) -> dict[str, Any]:
+        """Read one meal of one calendar date: the foods logged, with nutrients and totals
+        computed from the food table. A meal with nothing logged has no items; that says
+        nothing about the other meals."""
+        faults.on_read(ctx.tool)
+        logged = store.meal_items(date, meal)
+        return meal_json(date, meal, [(food, grams) for _, food, grams in logged], ctx.lang)
+
+    @tools.tool(effect="write", atomic=True)
+    def add_meal_food(
+        ctx: ToolContext, date: CalendarDate, meal: Meal, food_id: FoodId, grams: Grams
+    ) -> dict[str, Any] | ToolError:
+        """Log an amount of one food in one meal of a calendar date. Each call adds one more
+        item (it never replaces), so call it once per food eaten. Returns the whole meal with
+        totals computed from the food table."""
+        if food_id not in catalog.foods():
+            return ToolError(
+                "not_found",
+                t(ctx.lang, "food_not_found", food_id=food_id),
+                Recovery.CHOOSE_ALTERNATIVE,
+            )
+        with store.transaction() as tx:
+            store.add_meal_item(tx, date, meal, food_id, grams)
+            logged = store.meal_items(date, meal, tx=tx)
+            saved = meal_json(date, meal, [(f, g) for _, f, g in logged], ctx.lang)
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, saved)
+        faults.after_commit(ctx)
+        return saved

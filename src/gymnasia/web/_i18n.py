@@ -1,0 +1,236 @@
+"""The web app's own words (es first, pt, en). Tool and reply text comes from the Coach."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from surefoot import LANGS, Lang
+
+_UI: Final[dict[str, dict[Lang, str]]] = {
+    "nav_chat": {"es": "Chat", "pt": "Chat", "en": "Chat"},
+    "nav_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
+    "language": {"es": "Idioma", "pt": "Idioma", "en": "Language"},
+    "offline_label": {
+        "es": "Modelo offline · por reglas, sin IA",
+        "pt": "Modelo offline · por regras, sem IA",
+        "en": "Offline model · rule-based, no AI",
+    },
+    "model_label": {"es": "Modelo", "pt": "Modelo", "en": "Model"},
+    "conversations": {"es": "Conversaciones", "pt": "Conversas", "en": "Conversations"},
+    "new_conversation": {
+        "es": "Nueva conversación",
+        "pt": "Nova conversa",
+        "en": "New conversation",
+    },
+    "no_conversations": {
+        "es": "Aún no hay conversaciones.",
+        "pt": "Ainda não há conversas.",
+        "en": "No conversations yet.",
+    },
+    "messages_one": {"es": "1 mensaje", "pt": "1 mensagem", "en": "1 message"},
+    "messages_many": {"es": "{n} mensajes", "pt": "{n} mensagens", "en": "{n} messages"},
+    "placeholder": {
+        "es": "Escribe a tu coach…",
+        "pt": "Escreva ao seu coach…",
+        "en": "Write to your coach…",
+    },
+    "send": {"es": "Enviar", "pt": "Enviar", "en": "Send"},
+    "examples": {"es": "Prueba:", "pt": "Experimente:", "en": "Try:"},
+    "welcome": {
+        "es": "Pregunta por tus medidas, guarda un peso o gestiona tus notas.",
+        "pt": "Pergunte pelas suas medidas, guarde um peso ou gira as suas notas.",
+        "en": "Ask about your measurements, save a weight or manage your notes.",
+    },
+    "you": {"es": "Tú", "pt": "Você", "en": "You"},
+    "coach": {"es": "Coach", "pt": "Coach", "en": "Coach"},
+    "harness": {"es": "Gymnasia", "pt": "Gymnasia", "en": "Gymnasia"},
+    "thinking": {"es": "Pensando…", "pt": "A pensar…", "en": "Thinking…"},
+    "trace": {"es": "Traza de herramientas", "pt": "Rastreio de ferramentas", "en": "Tool trace"},
+    "trace_empty": {
+        "es": "Aquí aparecerá cada llamada a una herramienta, con sus argumentos y su resultado.",
+        "pt": "Aqui aparecerá cada chamada a uma ferramenta, com os argumentos e o resultado.",
+        "en": "Each tool call will appear here, with its arguments and its outcome.",
+    },
+    "turn": {"es": "Turno", "pt": "Turno", "en": "Turn"},
+    "arguments": {"es": "Argumentos", "pt": "Argumentos", "en": "Arguments"},
+    "raw_arguments": {
+        "es": "Argumentos sin interpretar",
+        "pt": "Argumentos não interpretados",
+        "en": "Unparsed arguments",
+    },
+    "outcome": {"es": "Resultado", "pt": "Resultado", "en": "Outcome"},
+    "recovery": {"es": "recuperación", "pt": "recuperação", "en": "recovery"},
+    "not_executed": {"es": "no ejecutada", "pt": "não executada", "en": "not executed"},
+    "requests_one": {
+        "es": "1 petición al modelo",
+        "pt": "1 pedido ao modelo",
+        "en": "1 model request",
+    },
+    "requests_many": {
+        "es": "{n} peticiones al modelo",
+        "pt": "{n} pedidos ao modelo",
+        "en": "{n} model requests",
+    },
+    "stopped_title": {
+        "es": "Turno detenido por Gymnasia",
+        "pt": "Turno interrompido pelo Gymnasia",
+        "en": "Turn stopped by Gymnasia",
+    },
+    "confirm_title": {
+        "es": "Confirmación necesaria",
+        "pt": "Confirmação necessária",
+        "en": "Confirmation needed",
+    },
+    "confirm_body": {
+        "es": "El coach quiere ejecutar esta acción. No se hará nada sin tu permiso.",
+        "pt": "O coach quer executar esta ação. Nada será feito sem a sua autorização.",
+        "en": "The coach wants to run this action. Nothing happens without your permission.",
+    },
+    "approve": {"es": "Aprobar", "pt": "Aprovar", "en": "Approve"},
+    "deny": {"es": "Denegar", "pt": "Negar", "en": "Deny"},
+    "approved": {"es": "Aprobada", "pt": "Aprovada", "en": "Approved"},
+    "denied": {"es": "Denegada", "pt": "Negada", "en": "Denied"},
+    "already_decided": {
+        "es": "Esta confirmación ya estaba decidida; no se ha repetido nada.",
+        "pt": "Esta confirmação já estava decidida; nada foi repetido.",
+        "en": "This confirmation was already decided; nothing was repeated.",
+    },
+    "pending_blocks": {
+        "es": "Hay una confirmación pendiente en esta conversación: apruébala o deniégala antes.",
+        "pt": "Há uma confirmação pendente nesta conversa: aprove-a ou negue-a primeiro.",
+        "en": "A confirmation is pending in this conversation: approve or deny it first.",
+    },
+    "server_error": {
+        "es": "Algo ha fallado en el servidor. La conversación está guardada; "
+        "`gymnasia diagnostics` muestra los detalles.",
+        "pt": "Algo falhou no servidor. A conversa está guardada; "
+        "`gymnasia diagnostics` mostra os detalhes.",
+        "en": "Something failed on the server. The conversation is saved; "
+        "`gymnasia diagnostics` shows the details.",
+    },
+    "network_error": {
+        "es": "No se ha podido contactar con el servidor.",
+        "pt": "Não foi possível contactar o servidor.",
+        "en": "Could not reach the server.",
+    },
+    "measurements_title": {
+        "es": "Medidas corporales",
+        "pt": "Medidas corporais",
+        "en": "Body measurements",
+    },
+    "weight_chart": {
+        "es": "Peso a lo largo del tiempo",
+        "pt": "Peso ao longo do tempo",
+        "en": "Weight over time",
+    },
+    "no_measurements": {
+        "es": "Aún no hay medidas guardadas. Pídele al coach que guarde una en el chat.",
+        "pt": "Ainda não há medidas guardadas. Peça ao coach que guarde uma no chat.",
+        "en": "No measurements saved yet. Ask the coach to save one in the chat.",
+    },
+    "no_weights": {
+        "es": "No hay pesos guardados que dibujar.",
+        "pt": "Não há pesos guardados para desenhar.",
+        "en": "There are no saved weights to draw.",
+    },
+    "records": {"es": "Registros", "pt": "Registos", "en": "Records"},
+    "latest_weight": {"es": "Último peso", "pt": "Último peso", "en": "Latest weight"},
+    "change": {"es": "Cambio", "pt": "Variação", "en": "Change"},
+    "since": {"es": "desde el {date}", "pt": "desde {date}", "en": "since {date}"},
+    "date": {"es": "Fecha", "pt": "Data", "en": "Date"},
+    "weight_kg": {"es": "Peso (kg)", "pt": "Peso (kg)", "en": "Weight (kg)"},
+    "body_fat_pct": {"es": "Grasa (%)", "pt": "Gordura (%)", "en": "Body fat (%)"},
+    "neck_cm": {"es": "Cuello (cm)", "pt": "Pescoço (cm)", "en": "Neck (cm)"},
+    "chest_cm": {"es": "Pecho (cm)", "pt": "Peito (cm)", "en": "Chest (cm)"},
+    "waist_cm": {"es": "Cintura (cm)", "pt": "Cintura (cm)", "en": "Waist (cm)"},
+    "hips_cm": {"es": "Cadera (cm)", "pt": "Anca (cm)", "en": "Hips (cm)"},
+    "biceps_cm": {"es": "Bíceps (cm)", "pt": "Bíceps (cm)", "en": "Biceps (cm)"},
+    "quadriceps_cm": {"es": "Cuádriceps (cm)", "pt": "Quadríceps (cm)", "en": "Quadriceps (cm)"},
+    "calf_cm": {"es": "Gemelo (cm)", "pt": "Panturrilha (cm)", "en": "Calf (cm)"},
+    "height_cm": {"es": "Altura (cm)", "pt": "Altura (cm)", "en": "Height (cm)"},
+    "token_title": {
+        "es": "Se necesita el token de acceso",
+        "pt": "É necessário o token de acesso",
+        "en": "Access token required",
+    },
+    "token_body": {
+        "es": "Este servidor Gymnasia está protegido. Introduce el token con el que se inició.",
+        "pt": "Este servidor Gymnasia está protegido. Introduza o token com que foi iniciado.",
+        "en": "This Gymnasia server is protected. Enter the token it was started with.",
+    },
+    "token_submit": {"es": "Entrar", "pt": "Entrar", "en": "Enter"},
+}
+
+EXAMPLES: Final[dict[Lang, tuple[str, ...]]] = {
+    "es": (
+        "Consulta mi peso del 2020-01-02. Si no existe, consulta 2020-01-01.",
+        "Guarda mi peso: 77,4 kg el 2020-01-04.",
+        "Lista mis medidas del 2020-01-01 al 2020-01-31.",
+        "Guarda la nota objetivo: correr 10 km.",
+        "Borra la nota objetivo.",
+    ),
+    "pt": (
+        "Consulte meu peso de 2020-01-02. Se não existir, consulte 2020-01-01.",
+        "Salve meu peso: 77,4 kg em 2020-01-04.",
+        "Liste minhas medidas de 2020-01-01 a 2020-01-31.",
+        "Salve a nota objetivo: correr 10 km.",
+        "Apaga a nota objetivo.",
+    ),
+    "en": (
+        "Look up my weight for 2020-01-02. If there is none, look up 2020-01-01.",
+        "Save my weight: 77.4 kg on 2020-01-04.",
+        "List my measurements from 2020-01-01 to 2020-01-31.",
+        "Save the note goal: run 10 km.",
+        "Delete the note goal.",
+    ),
+}
+
+CLIENT_KEYS: Final = (
+    "you",
+    "coach",
+    "harness",
+    "thinking",
+    "turn",
+    "arguments",
+    "raw_arguments",
+    "outcome",
+    "recovery",
+    "not_executed",
+    "requests_one",
+    "requests_many",
+    "stopped_title",
+    "confirm_title",
+    "confirm_body",
+    "approve",
+    "deny",
+    "approved",
+    "denied",
+    "already_decided",
+    "pending_blocks",
+    "server_error",
+    "network_error",
+    "trace_empty",
+    "welcome",
+    "messages_one",
+    "messages_many",
+    "no_conversations",
+)
+"""The texts app.js needs, sent with each page."""
+
+
+def ui(lang: Lang, key: str) -> str:
+    """Web text ``key`` in ``lang``."""
+    return _UI[key][lang]
+
+
+def client_texts(lang: Lang) -> dict[str, str]:
+    """The texts app.js needs, in ``lang``."""
+    return {key: ui(lang, key) for key in CLIENT_KEYS}
+
+
+def pick_lang(value: str | None, default: Lang) -> Lang:
+    """``value`` when it names a supported language, else ``default``."""
+    for lang in LANGS:
+        if value == lang:
+            return lang
+    return default

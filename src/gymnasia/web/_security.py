@@ -1,0 +1,206 @@
+"""The web app's gate: one ASGI middleware in front of every route.
+
+In order, for every HTTP request:
+
+* **Host** — without an access token the app only answers to loopback host names, so a page
+  on another site cannot reach it through DNS rebinding.
+* **Access token** — when one is configured, every route needs it: the ``gymnasia_token``
+  cookie, an ``Authorization: Bearer`` header or ``X-Gymnasia-Token``. ``?token=...`` on a
+  page sets the cookie and redirects to the same address without it.
+* **Origin** — a state-changing request (anything but GET/HEAD/OPTIONS) from another origin is
+  refused with 403: an ``Origin`` that is not this server's own, or a ``Sec-Fetch-Site`` other
+  than ``same-origin`` / ``none``. Those requests must also send JSON.
+* **Headers** — every response gets a strict Content-Security-Policy (everything is served
+  from here, no inline script) and the usual anti-framing and no-sniff headers.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Callable, Iterable
+from typing import Final
+from urllib.parse import urlencode, urlsplit
+
+from starlette.datastructures import URL, Headers, QueryParams
+from starlette.requests import cookie_parser
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+AUTH_COOKIE: Final = "gymnasia_token"
+AUTH_HEADER: Final = "x-gymnasia-token"
+LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1"})
+SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+CSP: Final = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "object-src 'none'"
+)
+_SECURITY_HEADERS: Final = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+)
+
+TokenPage = Callable[[Scope], str]
+"""Renders the 'access token required' page for a request."""
+
+
+def host_name(host_header: str) -> str:
+    """The name part of a ``Host`` header: ``[::1]:8000`` → ``::1``, ``a:80`` → ``a``."""
+    value = host_header.strip().lower()
+    if value.startswith("["):
+        return value[1:].partition("]")[0]
+    return value.rpartition(":")[0] if value.count(":") == 1 else value
+
+
+class Guard:
+    """Host, token and origin checks, and security headers, around an ASGI app."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        access_token: str | None,
+        token_page: TokenPage,
+        allowed_hosts: Iterable[str] | None = None,
+    ) -> None:
+        self.app = app
+        self._token = access_token
+        self._token_page = token_page
+        if allowed_hosts is not None:
+            self._hosts: frozenset[str] | None = frozenset(h.lower() for h in allowed_hosts)
+        else:
+            self._hosts = None if access_token else LOOPBACK_HOSTS
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            await _respond(send, *refusal)
+            return
+        if self._token and _query_token(scope, self._token):
+            await self._exchange_token(scope, send)
+            return
+        await self.app(scope, receive, _with_headers(send))
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str, bytes] | None:
+        host = headers.get("host", "")
+        if self._hosts is not None and host_name(host) not in self._hosts:
+            return _json_error(400, "invalid_host")
+        if self._token and not self._authorized(scope, headers):
+            if _query_token(scope, self._token):
+                return None
+            if _wants_html(scope, headers):
+                return 401, "text/html; charset=utf-8", self._token_page(scope).encode()
+            return _json_error(401, "unauthorized")
+        if scope["method"] not in SAFE_METHODS:
+            if not same_origin(headers):
+                return _json_error(403, "cross_origin")
+            content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+            if content_type != "application/json":
+                return _json_error(415, "json_required")
+        return None
+
+    def _authorized(self, scope: Scope, headers: Headers) -> bool:
+        assert self._token is not None
+        candidates = [
+            cookie_parser(headers.get("cookie", "")).get(AUTH_COOKIE, ""),
+            headers.get(AUTH_HEADER, ""),
+        ]
+        scheme, _, value = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer":
+            candidates.append(value.strip())
+        return any(_equal(c, self._token) for c in candidates if c)
+
+    async def _exchange_token(self, scope: Scope, send: Send) -> None:
+        assert self._token is not None
+        url = URL(scope=scope)
+        rest = [(k, v) for k, v in QueryParams(url.query).multi_items() if k != "token"]
+        target = url.path + ("?" + urlencode(rest) if rest else "")
+        secure = "; Secure" if scope.get("scheme") == "https" else ""
+        cookie = f"{AUTH_COOKIE}={self._token}; Path=/; HttpOnly; SameSite=Strict{secure}"
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", target.encode()),
+                    (b"set-cookie", cookie.encode()),
+                    (b"cache-control", b"no-store"),
+                    (b"content-length", b"0"),
+                    *_SECURITY_HEADERS,
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
+
+
+def _query_token(scope: Scope, token: str) -> bool:
+    """A page request whose ``?token=`` is the right one (the guard trades it for the cookie)."""
+    if scope["method"] not in ("GET", "HEAD"):
+        return False
+    given = QueryParams(scope.get("query_string", b"")).get("token")
+    return given is not None and _equal(given, token)
+
+
+def same_origin(headers: Headers) -> bool:
+    """Whether a request comes from this server's own pages (or from no browser page)."""
+    site = headers.get("sec-fetch-site")
+    if site is not None and site.lower() not in ("same-origin", "none"):
+        return False
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    return parts.netloc.lower() == headers.get("host", "").strip().lower()
+
+
+def _equal(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def _wants_html(scope: Scope, headers: Headers) -> bool:
+    return not str(scope.get("path", "")).startswith(("/api/", "/static/")) and (
+        "text/html" in headers.get("accept", "")
+    )
+
+
+def _json_error(status: int, code: str) -> tuple[int, str, bytes]:
+    return status, "application/json", json.dumps({"error": code}).encode()
+
+
+async def _respond(send: Send, status: int, content_type: str, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", content_type.encode()),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                *_SECURITY_HEADERS,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _with_headers(send: Send) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            names = {name.lower() for name, _ in message.get("headers", [])}
+            extra = [(n, v) for n, v in _SECURITY_HEADERS if n not in names]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return wrapped

@@ -1,0 +1,451 @@
+"""``gymnasia serve``: the web app over one Coach (DESIGN §7, §10).
+
+Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
+``/measurements`` (table and weight chart). API::
+
+    GET  /api/config                          provider, model, offline?, active faults
+    GET  /api/conversations                   [{id, title, messages, pending}]
+    GET  /api/conversations/{id}              the transcript from the journal
+    POST /api/chat {message, conversation_id?}            → NDJSON turn stream
+    POST /api/approvals/{conversation}/{call} {approved}  → NDJSON turn stream (once)
+    GET  /api/measurements?from=&to=          saved measurements, by date
+
+A turn streams as NDJSON, one event per line: ``start`` (the conversation id), ``text``
+(a delta as it arrives), ``call`` (one call's record as it completes, ``render.call_json``),
+``harness`` (the harness's own message), then ``done`` with ``render.turn_json`` — or
+``error`` with a safe message if the server itself failed.
+
+One process holds one Coach (one database connection); turns take turns under one
+``asyncio.Lock``, held by the task that runs the turn, so a client that disconnects never
+cuts a turn short or leaves the lock held. Everything sent is passed through the Coach's
+redactor, so a configured key cannot leave the process even by accident.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import json
+import logging
+import traceback
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from typing import Annotated, Any, Final, assert_never
+
+from fastapi import FastAPI, Path, Query, Request
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from starlette.types import Scope
+
+from surefoot import (
+    AssistantMessage,
+    CallRecord,
+    HarnessMessage,
+    Lang,
+    Message,
+    Model,
+    Redactor,
+    TextDelta,
+    ToolCall,
+    ToolResultsMessage,
+    TurnEvent,
+    TurnResult,
+    UserMessage,
+)
+
+from .. import render
+from ..app import Coach, open_coach
+from ..texts import APP_NAME
+from ._i18n import pick_lang, ui
+from ._pages import PageContext, chat_page, measurements_page, token_page
+from ._security import Guard
+
+logger = logging.getLogger("gymnasia.web")
+
+ID_PATTERN: Final = r"^[A-Za-z0-9_.:\-]{1,128}$"
+STATIC_TYPES: Final = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css"}
+NDJSON: Final = "application/x-ndjson"
+_NO_STORE: Final = {"cache-control": "no-store"}
+
+Event = dict[str, Any]
+RunTurn = Callable[[Callable[[TurnEvent], Awaitable[None]]], Awaitable[TurnResult]]
+
+
+class ChatRequest(BaseModel):
+    """``POST /api/chat``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(min_length=1, max_length=8000)
+    conversation_id: str | None = Field(default=None, pattern=ID_PATTERN)
+
+
+class ApprovalRequest(BaseModel):
+    """``POST /api/approvals/{conversation_id}/{call_id}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    approved: StrictBool
+
+
+ConversationId = Annotated[str, Path(pattern=ID_PATTERN)]
+
+
+def create_app(
+    *,
+    db: str,
+    lang: Lang = "es",
+    faults: tuple[str, ...] = (),
+    model: Model | None = None,
+    access_token: str | None = None,
+    today: dt.date | None = None,
+    secrets: tuple[str, ...] = (),
+    user: str = "default",
+    allowed_hosts: Sequence[str] | None = None,
+) -> FastAPI:
+    """The web app over a Coach opened on ``db`` (the offline model unless ``model``).
+
+    Raises what ``open_coach`` raises (``FaultSpecError``, ``StoreError``) before anything is
+    served. Without ``access_token`` the app answers only to loopback host names (or to
+    ``allowed_hosts``); with one, every route requires it.
+    """
+    coach = open_coach(
+        db=db,
+        model=model,
+        lang=lang,
+        user=user,
+        faults=faults,
+        today=today,
+        stream=True,
+        extra_secrets=(*secrets, access_token or ""),
+    )
+    try:
+        web = _Web(coach, lang)
+    except BaseException:
+        coach.close()
+        raise
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await web.drain()
+            coach.close()
+
+    app = FastAPI(
+        title=f"{APP_NAME} Coach",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
+    app.state.coach = coach
+    _pages(app, web)
+    _api(app, web)
+    app.add_middleware(
+        Guard,
+        access_token=access_token or None,
+        token_page=web.token_page,
+        allowed_hosts=allowed_hosts,
+    )
+    return app
+
+
+class _Web:
+    """The Coach, its lock, and how things are shown and sent."""
+
+    def __init__(self, coach: Coach, lang: Lang) -> None:
+        self.coach = coach
+        self.lang: Lang = lang
+        self.lock = asyncio.Lock()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.redact = Redactor(coach.secrets)
+        self.static = {name: _static(name) for name in STATIC_TYPES}
+        digest = hashlib.sha256(b"".join(self.static.values())).hexdigest()
+        self.asset_version = digest[:12]
+
+    # -- showing ---------------------------------------------------------------------------
+
+    def lang_of(self, request: Request) -> Lang:
+        return pick_lang(request.query_params.get("lang"), self.lang)
+
+    def context(self, request: Request) -> PageContext:
+        return PageContext(
+            lang=self.lang_of(request),
+            path=request.url.path,
+            provider=self.coach.provider,
+            model_name=self.coach.model_name,
+            faults=self.coach.faults.describe() if self.coach.faults else "",
+            asset_version=self.asset_version,
+        )
+
+    def html(self, page: str, status: int = 200) -> HTMLResponse:
+        return HTMLResponse(self.redact(page), status_code=status, headers=_NO_STORE)
+
+    def json(self, value: Any, status: int = 200) -> Response:
+        body = self.redact(json.dumps(value, ensure_ascii=False))
+        return Response(body, status_code=status, media_type="application/json", headers=_NO_STORE)
+
+    def token_page(self, scope: Scope) -> str:
+        request = Request(scope)
+        return self.redact(token_page(self.lang_of(request), request.url.path))
+
+    # -- turns -----------------------------------------------------------------------------
+
+    async def locked_turn(
+        self, conversation_id: str, refusal: Callable[[], Response | None], run: RunTurn
+    ) -> Response:
+        """Under the turn lock: ``refusal()`` may answer instead; else stream ``run``."""
+        await self.lock.acquire()
+        started = False
+        try:
+            refused = refusal()
+            if refused is not None:
+                return refused
+            response = self.stream(conversation_id, run)
+            started = True
+            return response
+        finally:
+            if not started:
+                self.lock.release()
+
+    def stream(self, conversation_id: str, run: RunTurn) -> StreamingResponse:
+        """Run a turn in its own task (which releases the held lock) and stream its events."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        task = asyncio.create_task(self._turn(conversation_id, run, queue))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return StreamingResponse(
+            self._lines(queue),
+            media_type=NDJSON,
+            headers={**_NO_STORE, "x-accel-buffering": "no"},
+        )
+
+    async def _turn(
+        self, conversation_id: str, run: RunTurn, queue: asyncio.Queue[Event | None]
+    ) -> None:
+        async def on_event(event: TurnEvent) -> None:
+            queue.put_nowait(event_json(event))
+
+        try:
+            queue.put_nowait({"type": "start", "conversation_id": conversation_id})
+            result = await run(on_event)
+            turn = render.turn_json(
+                result, provider=self.coach.provider, model=self.coach.model_name
+            )
+            queue.put_nowait({"type": "done", "turn": turn})
+        except Exception:  # noqa: BLE001 - any failure ends the stream with a safe message
+            logger.error("turn failed in %s: %s", conversation_id, self._trace())
+            queue.put_nowait({"type": "error", "message": ui(self.lang, "server_error")})
+        finally:
+            self.lock.release()
+            queue.put_nowait(None)
+
+    def _trace(self) -> str:
+        return self.redact(traceback.format_exc())
+
+    async def _lines(self, queue: asyncio.Queue[Event | None]) -> AsyncIterator[bytes]:
+        while (item := await queue.get()) is not None:
+            yield (self.redact(json.dumps(item, ensure_ascii=False)) + "\n").encode()
+
+    async def drain(self) -> None:
+        """Let running turns finish (bounded) before the database closes."""
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=60)
+
+    # -- the journal -----------------------------------------------------------------------
+
+    def conversations(self, limit: int = 100) -> list[dict[str, Any]]:
+        journal = self.coach.agent.journal
+        out = []
+        for cid in journal.conversations()[:limit]:
+            messages = journal.load(cid)
+            first = next((m.text for m in messages if isinstance(m, UserMessage)), "")
+            out.append(
+                {
+                    "id": cid,
+                    "title": first[:90],
+                    "messages": sum(isinstance(m, UserMessage) for m in messages),
+                    "pending": self.coach.agent.pending_confirmation(cid) is not None,
+                }
+            )
+        return out
+
+    def pending(self, conversation_id: str) -> dict[str, Any] | None:
+        """The call waiting for a decision, as ``--json`` shows it, or None."""
+        pending = self.coach.agent.pending_confirmation(conversation_id)
+        if pending is None:
+            return None
+        return {"id": pending.call_id, "tool": pending.tool, "arguments": pending.arguments}
+
+    def decide(self, conversation_id: str, call_id: str, *, approved: bool) -> Response | None:
+        """Record the decision on the waiting call; a refusal (404 / 409) if there is none."""
+        agent = self.coach.agent
+        pending = agent.pending_confirmation(conversation_id)
+        if pending is not None and pending.call_id == call_id:
+            agent.decide(conversation_id, call_id, approved=approved)
+            return None
+        decided = agent.journal.decisions(conversation_id)
+        if call_id not in decided:
+            return self.json({"error": "no_such_confirmation"}, 404)
+        if self.unanswered(conversation_id, call_id):
+            return None  # decided, then interrupted before it ran: finish the turn as decided
+        return self.json({"error": "already_decided", "approved": decided[call_id]}, 409)
+
+    def unanswered(self, conversation_id: str, call_id: str) -> bool:
+        """Whether ``call_id`` is a call of the last response still waiting for its result."""
+        messages = self.coach.agent.journal.load(conversation_id)
+        last = messages[-1] if messages else None
+        return isinstance(last, AssistantMessage) and any(
+            c.call_id == call_id for c in last.tool_calls
+        )
+
+
+def event_json(event: TurnEvent) -> Event:
+    """One streamed event."""
+    match event:
+        case TextDelta():
+            return {"type": "text", "text": event.text}
+        case CallRecord():
+            return {"type": "call", "call": render.call_json(event)}
+        case HarnessMessage():
+            return {"type": "harness", "text": event.text, "reason": event.reason}
+        case _:
+            assert_never(event)
+
+
+def transcript_json(messages: Sequence[Message]) -> list[Event]:
+    """A journaled conversation as the chat shows it: user, assistant, call, harness items."""
+    return list(_transcript(messages))
+
+
+def _transcript(messages: Sequence[Message]) -> Iterator[Event]:
+    calls: dict[str, ToolCall] = {}
+    for message in messages:
+        match message:
+            case UserMessage():
+                yield {"type": "user", "text": message.text}
+            case AssistantMessage():
+                calls.update({c.call_id: c for c in message.tool_calls})
+                if message.text:
+                    yield {"type": "assistant", "text": message.text}
+            case ToolResultsMessage():
+                for r in message.results:
+                    call = calls.get(r.call_id) or ToolCall(r.call_id, r.name, None)
+                    record = CallRecord(call, r.outcome, executed=r.executed)
+                    yield {"type": "call", "call": render.call_json(record)}
+            case HarnessMessage():
+                yield {"type": "harness", "text": message.text, "reason": message.reason}
+            case _:
+                assert_never(message)
+
+
+def _static(name: str) -> bytes:
+    return files("gymnasia.web").joinpath("static", name).read_bytes()
+
+
+def _new_conversation_id() -> str:
+    return "c_" + uuid.uuid4().hex[:20]
+
+
+# -- routes ----------------------------------------------------------------------------------
+
+
+def _pages(app: FastAPI, web: _Web) -> None:
+    @app.get("/", response_class=HTMLResponse)
+    async def chat(request: Request) -> HTMLResponse:
+        return web.html(chat_page(web.context(request)))
+
+    @app.get("/measurements", response_class=HTMLResponse)
+    async def measurements(request: Request) -> HTMLResponse:
+        rows = web.coach.store.list_measurements()
+        return web.html(measurements_page(web.context(request), rows))
+
+    @app.get("/static/{name}")
+    async def static(name: str) -> Response:
+        body = web.static.get(name)
+        if body is None:
+            return web.json({"error": "not_found"}, 404)
+        return Response(body, media_type=STATIC_TYPES[name], headers={"cache-control": "no-cache"})
+
+
+def _api(app: FastAPI, web: _Web) -> None:
+    _read_api(app, web)
+    _turn_api(app, web)
+
+
+def _read_api(app: FastAPI, web: _Web) -> None:
+    agent = web.coach.agent
+
+    @app.get("/api/config")
+    async def config() -> Response:
+        faults = web.coach.faults
+        return web.json(
+            {
+                "app": f"{APP_NAME} Coach",
+                "lang": web.lang,
+                "provider": web.coach.provider,
+                "model": web.coach.model_name,
+                "offline": web.coach.provider == "offline",
+                "faults": [f"{tool}:{mode}" for tool, mode in sorted(faults.modes.items())],
+            }
+        )
+
+    @app.get("/api/conversations")
+    async def conversations() -> Response:
+        return web.json({"conversations": web.conversations()})
+
+    @app.get("/api/conversations/{conversation_id}")
+    async def conversation(conversation_id: ConversationId) -> Response:
+        messages = agent.journal.load(conversation_id)
+        if not messages:
+            return web.json({"error": "not_found"}, 404)
+        return web.json(
+            {
+                "conversation_id": conversation_id,
+                "items": transcript_json(messages),
+                "pending_confirmation": web.pending(conversation_id),
+            }
+        )
+
+    @app.get("/api/measurements")
+    async def measurements(
+        date_from: Annotated[dt.date | None, Query(alias="from")] = None,
+        date_to: Annotated[dt.date | None, Query(alias="to")] = None,
+    ) -> Response:
+        rows = web.coach.store.list_measurements(date_from, date_to)
+        return web.json({"measurements": rows})
+
+
+def _turn_api(app: FastAPI, web: _Web) -> None:
+    agent = web.coach.agent
+
+    @app.post("/api/chat")
+    async def chat(body: ChatRequest) -> Response:
+        cid = body.conversation_id or _new_conversation_id()
+
+        def refusal() -> Response | None:
+            pending = web.pending(cid)
+            if pending is None:
+                return None
+            return web.json({"error": "pending_confirmation", "pending": pending}, 409)
+
+        return await web.locked_turn(
+            cid,
+            refusal,
+            lambda on_event: agent.run_turn(body.message, conversation_id=cid, on_event=on_event),
+        )
+
+    @app.post("/api/approvals/{conversation_id}/{call_id}")
+    async def approval(
+        conversation_id: ConversationId, call_id: ConversationId, body: ApprovalRequest
+    ) -> Response:
+        return await web.locked_turn(
+            conversation_id,
+            lambda: web.decide(conversation_id, call_id, approved=body.approved),
+            lambda on_event: agent.resume(conversation_id, on_event=on_event),
+        )

@@ -1,0 +1,494 @@
+// Gymnasia Coach web client: vanilla JS, no build step, nothing loaded from elsewhere.
+// Every value from the server is placed with textContent, never parsed as HTML.
+"use strict";
+
+(() => {
+  const config = JSON.parse(document.getElementById("gym-config").textContent);
+  const T = config.texts;
+
+  // -- small DOM helpers ---------------------------------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key.startsWith("data-")) node.setAttribute(key, String(value));
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children) {
+      if (child === null || child === undefined) continue;
+      node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+
+  function pretty(value) {
+    return JSON.stringify(value, null, 2);
+  }
+
+  function count(n, key) {
+    return n === 1 ? T[`${key}_one`] : T[`${key}_many`].replace("{n}", String(n));
+  }
+
+  function withLang(params) {
+    const query = new URLSearchParams(params);
+    query.set("lang", config.lang);
+    return "?" + query.toString();
+  }
+
+  // -- NDJSON turn streams -------------------------------------------------------------------
+
+  async function postStream(url, payload, onEvent) {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/x-ndjson" },
+      body: JSON.stringify(payload),
+      credentials: "same-origin",
+    });
+    const type = response.headers.get("content-type") || "";
+    if (!response.ok || !type.startsWith("application/x-ndjson")) {
+      let body = null;
+      try {
+        body = await response.json();
+      } catch (_) {
+        body = null;
+      }
+      return { status: response.status, body };
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (value) buffer += decoder.decode(value, { stream: true });
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline).trim();
+        buffer = buffer.slice(newline + 1);
+        if (line) onEvent(JSON.parse(line));
+      }
+      if (done) break;
+    }
+    if (buffer.trim()) onEvent(JSON.parse(buffer));
+    return { status: response.status, body: null };
+  }
+
+  // -- the chat page -------------------------------------------------------------------------
+
+  function chatPage() {
+    const messages = document.getElementById("messages");
+    const welcome = document.getElementById("welcome");
+    const trace = document.getElementById("trace");
+    const traceEmpty = document.getElementById("trace-empty");
+    const form = document.getElementById("composer");
+    const input = document.getElementById("message");
+    const send = document.getElementById("send");
+    const list = document.getElementById("conversations");
+
+    const state = { conversationId: null, turns: 0, busy: false, pending: null };
+    let live = null; // the turn being streamed: {bubble, calls, shownText, shownHarness, head}
+
+    function scrollDown() {
+      messages.scrollTop = messages.scrollHeight;
+      trace.parentElement.scrollTop = trace.parentElement.scrollHeight;
+    }
+
+    function setBusy(busy) {
+      state.busy = busy;
+      const blocked = busy || state.pending !== null;
+      input.disabled = blocked;
+      send.disabled = blocked;
+      form.classList.toggle("blocked", state.pending !== null);
+      input.placeholder = state.pending !== null ? T.pending_blocks : input.dataset.placeholder;
+    }
+
+    function reset() {
+      state.conversationId = null;
+      state.turns = 0;
+      state.pending = null;
+      live = null;
+      messages.replaceChildren(welcome);
+      welcome.hidden = false;
+      trace.replaceChildren();
+      traceEmpty.hidden = false;
+      setBusy(false);
+      markCurrent();
+    }
+
+    function setConversation(id) {
+      state.conversationId = id;
+      const url = id ? withLang({ c: id }) : withLang({});
+      history.replaceState(null, "", url);
+      markCurrent();
+    }
+
+    // -- rendering one turn --------------------------------------------------------------
+
+    function beginTurn(userText) {
+      welcome.hidden = true;
+      traceEmpty.hidden = true;
+      state.turns += 1;
+      if (userText !== null) {
+        messages.append(
+          el("div", { class: "msg user" },
+            el("div", { class: "author", text: T.you }),
+            el("div", { class: "bubble", text: userText })),
+        );
+      }
+      const head = el("li", { class: "trace-turn", "data-turn": state.turns },
+        el("span", { class: "turn-number", text: `${T.turn} ${state.turns}` }),
+        el("span", { class: "turn-text", text: userText || "" }),
+        el("span", { class: "turn-meta" }));
+      trace.append(head);
+      live = { bubble: null, calls: 0, shownText: "", shownHarness: false, head };
+      scrollDown();
+    }
+
+    function continueTurn() {
+      const heads = trace.querySelectorAll(".trace-turn");
+      if (!heads.length) {
+        beginTurn("");
+        return;
+      }
+      live = { bubble: null, calls: 0, shownText: "", shownHarness: false, head: heads[heads.length - 1] };
+      showThinking();
+    }
+
+    function coachBubble() {
+      if (live.bubble === null) {
+        const bubble = el("div", { class: "bubble" });
+        messages.append(
+          el("div", { class: "msg coach" }, el("div", { class: "author", text: T.coach }), bubble),
+        );
+        live.bubble = bubble;
+      }
+      return live.bubble;
+    }
+
+    function addText(text) {
+      const bubble = coachBubble();
+      bubble.classList.remove("thinking");
+      if (!live.shownText) bubble.textContent = "";
+      live.shownText += text;
+      bubble.textContent = live.shownText;
+      scrollDown();
+    }
+
+    function showThinking() {
+      const bubble = coachBubble();
+      bubble.classList.add("thinking");
+      bubble.textContent = T.thinking;
+    }
+
+    function clearThinking() {
+      if (live && live.bubble && !live.shownText) {
+        live.bubble.closest(".msg").remove();
+        live.bubble = null;
+      }
+    }
+
+    function addHarness(text, reason) {
+      clearThinking();
+      live.shownHarness = true;
+      if (reason === "awaiting_confirmation") {
+        messages.append(el("div", { class: "msg notice", "data-reason": reason, text }));
+      } else {
+        messages.append(
+          el("div", { class: "msg stop-banner", role: "alert", "data-reason": reason },
+            el("div", { class: "stop-title", text: T.stopped_title }),
+            el("div", { class: "stop-text", text }),
+            el("div", { class: "stop-code", text: reason })),
+        );
+        live.bubble = null;
+      }
+      scrollDown();
+    }
+
+    function addError(text) {
+      if (live) clearThinking();
+      messages.append(el("div", { class: "msg error-banner", role: "alert", text }));
+      scrollDown();
+    }
+
+    function argumentsView(call) {
+      if (call.arguments === null || call.arguments === undefined) {
+        return el("div", { class: "trace-args raw" },
+          el("span", { class: "label", text: T.raw_arguments }),
+          el("code", { text: String(call.raw_arguments) }));
+      }
+      const entries = Object.entries(call.arguments);
+      const box = el("dl", { class: "trace-args" });
+      for (const [key, value] of entries) {
+        box.append(el("dt", { text: key }), el("dd", { text: JSON.stringify(value) }));
+      }
+      return entries.length ? box : el("div", { class: "trace-args empty", text: "—" });
+    }
+
+    function addCall(call) {
+      const outcome = call.outcome;
+      const isError = outcome.is_error === true && outcome.kind === "tool_error";
+      const status = isError ? "error" : "ok";
+      const code = isError ? outcome.error : "ok";
+      const classes = ["trace-entry", status];
+      if (isError && outcome.recovery === "stop_turn") classes.push("stop");
+      if (!call.executed) classes.push("not-executed");
+      const badges = el("span", { class: "badges" },
+        el("span", { class: `badge ${status}`, text: code }));
+      if (isError) {
+        badges.append(el("span", { class: "badge recovery", title: T.recovery, text: outcome.recovery }));
+      }
+      if (!call.executed) badges.append(el("span", { class: "badge muted", text: T.not_executed }));
+      const entry = el("li", {
+        class: classes.join(" "),
+        "data-status": status,
+        "data-code": code,
+        "data-tool": call.name,
+        "data-call-id": call.call_id,
+        "data-executed": call.executed ? "true" : "false",
+      },
+      el("div", { class: "trace-head" }, el("span", { class: "tool", text: call.name }), badges),
+      argumentsView(call));
+      if (isError) entry.append(el("p", { class: "trace-message", text: outcome.message }));
+      entry.append(
+        el("details", { class: "trace-data" },
+          el("summary", { text: T.outcome }),
+          el("pre", { text: pretty(isError ? outcome : outcome.ok) })),
+      );
+      trace.append(entry);
+      if (live) live.calls += 1;
+      scrollDown();
+    }
+
+    function finishTurn(turn) {
+      if (turn.reply && !live.shownText && !live.shownHarness) {
+        if (turn.reply_author === "harness") addHarness(turn.reply, turn.stop_reason);
+        else addText(turn.reply);
+      }
+      clearThinking();
+      const meta = live.head.querySelector(".turn-meta");
+      const requests = Number(live.head.dataset.requests || 0) + turn.model_requests;
+      live.head.dataset.requests = String(requests);
+      meta.textContent = `${turn.stop_reason} · ${count(requests, "requests")}`;
+      live.head.dataset.stopReason = turn.stop_reason;
+      if (turn.pending_confirmation) showPending(turn.pending_confirmation);
+    }
+
+    function onEvent(event) {
+      switch (event.type) {
+        case "start":
+          setConversation(event.conversation_id);
+          break;
+        case "text":
+          addText(event.text);
+          break;
+        case "call":
+          addCall(event.call);
+          if (!live.shownText) showThinking();
+          break;
+        case "harness":
+          addHarness(event.text, event.reason);
+          break;
+        case "done":
+          finishTurn(event.turn);
+          break;
+        case "error":
+          addError(event.message);
+          break;
+        default:
+          break;
+      }
+    }
+
+    // -- confirmations -------------------------------------------------------------------
+
+    function showPending(pending) {
+      state.pending = pending;
+      const status = el("div", { class: "pending-status" });
+      const approve = el("button", { type: "button", class: "button approve", text: T.approve });
+      const deny = el("button", { type: "button", class: "button deny", text: T.deny });
+      const card = el("div", { class: "msg pending-card", "data-call-id": pending.id, "data-tool": pending.tool },
+        el("div", { class: "pending-title", text: T.confirm_title }),
+        el("p", { class: "pending-body", text: T.confirm_body }),
+        el("div", { class: "pending-call" },
+          el("code", { class: "tool", text: pending.tool }),
+          el("pre", { text: pretty(pending.arguments) })),
+        el("div", { class: "pending-actions" }, approve, deny),
+        status);
+      const decide = (approved) => () => {
+        approve.disabled = true;
+        deny.disabled = true;
+        decideCall(pending, approved, card, status);
+      };
+      approve.addEventListener("click", decide(true));
+      deny.addEventListener("click", decide(false));
+      messages.append(card);
+      setBusy(state.busy);
+      scrollDown();
+    }
+
+    async function decideCall(pending, approved, card, status) {
+      const id = state.conversationId;
+      setBusy(true);
+      card.classList.add(approved ? "approved" : "denied");
+      status.textContent = approved ? T.approved : T.denied;
+      state.pending = null;
+      continueTurn();
+      try {
+        const url = `/api/approvals/${encodeURIComponent(id)}/${encodeURIComponent(pending.id)}`;
+        const result = await postStream(url, { approved }, onEvent);
+        if (result.status === 409) status.textContent = T.already_decided;
+        else if (result.status !== 200) addError(T.server_error);
+      } catch (_) {
+        addError(T.network_error);
+      } finally {
+        clearThinking();
+        setBusy(false);
+        refreshConversations();
+      }
+    }
+
+    // -- sending -------------------------------------------------------------------------
+
+    async function submit(text) {
+      if (state.busy || !text.trim()) return;
+      setBusy(true);
+      beginTurn(text);
+      showThinking();
+      input.value = "";
+      const payload = { message: text };
+      if (state.conversationId) payload.conversation_id = state.conversationId;
+      try {
+        const result = await postStream("/api/chat", payload, onEvent);
+        if (result.status === 409 && result.body && result.body.pending) {
+          clearThinking();
+          addError(T.pending_blocks);
+          showPending(result.body.pending);
+        } else if (result.status !== 200) {
+          clearThinking();
+          addError(T.server_error);
+        }
+      } catch (_) {
+        addError(T.network_error);
+      } finally {
+        setBusy(false);
+        refreshConversations();
+        if (!input.disabled) input.focus();
+      }
+    }
+
+    // -- conversations -------------------------------------------------------------------
+
+    function markCurrent() {
+      for (const item of list.querySelectorAll(".conv")) {
+        const current = item.dataset.id === state.conversationId;
+        item.classList.toggle("current", current);
+        if (current) item.setAttribute("aria-current", "true");
+        else item.removeAttribute("aria-current");
+      }
+    }
+
+    async function refreshConversations() {
+      let data;
+      try {
+        const response = await fetch("/api/conversations", { credentials: "same-origin" });
+        if (!response.ok) return;
+        data = await response.json();
+      } catch (_) {
+        return;
+      }
+      list.replaceChildren();
+      if (!data.conversations.length) {
+        list.append(el("li", { class: "conv-empty", text: T.no_conversations }));
+        return;
+      }
+      for (const conv of data.conversations) {
+        const link = el("a", {
+          class: "conv",
+          href: withLang({ c: conv.id }),
+          "data-id": conv.id,
+          onclick: (event) => {
+            event.preventDefault();
+            if (!state.busy) loadConversation(conv.id);
+          },
+        },
+        el("span", { class: "conv-title", text: conv.title || conv.id }),
+        el("span", { class: "conv-meta", text: count(conv.messages, "messages") }));
+        if (conv.pending) link.append(el("span", { class: "conv-pending", text: "●", title: T.confirm_title }));
+        list.append(el("li", {}, link));
+      }
+      markCurrent();
+    }
+
+    async function loadConversation(id) {
+      let data;
+      try {
+        const response = await fetch(`/api/conversations/${encodeURIComponent(id)}`, {
+          credentials: "same-origin",
+        });
+        if (!response.ok) {
+          reset();
+          return;
+        }
+        data = await response.json();
+      } catch (_) {
+        addError(T.network_error);
+        return;
+      }
+      reset();
+      setConversation(data.conversation_id);
+      for (const item of data.items) {
+        if (item.type === "user") beginTurn(item.text);
+        else if (!live) beginTurn("");
+        if (item.type === "assistant") {
+          live.bubble = null;
+          live.shownText = "";
+          addText(item.text);
+        } else if (item.type === "call") {
+          addCall(item.call);
+        } else if (item.type === "harness") {
+          addHarness(item.text, item.reason);
+        }
+      }
+      if (data.pending_confirmation) showPending(data.pending_confirmation);
+      setBusy(false);
+    }
+
+    // -- wiring --------------------------------------------------------------------------
+
+    input.dataset.placeholder = input.placeholder;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      submit(input.value);
+    });
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        submit(input.value);
+      }
+    });
+    for (const button of document.querySelectorAll(".example")) {
+      button.addEventListener("click", () => {
+        if (input.disabled) return;
+        input.value = button.textContent;
+        input.focus();
+      });
+    }
+    document.getElementById("new-conversation").addEventListener("click", () => {
+      if (state.busy) return;
+      reset();
+      setConversation(null);
+      input.focus();
+    });
+
+    const initial = new URLSearchParams(location.search).get("c");
+    refreshConversations();
+    if (initial) loadConversation(initial);
+    document.body.dataset.ready = "true";
+  }
+
+  if (config.page === "chat") chatPage();
+  else document.body.dataset.ready = "true";
+})();

@@ -1,0 +1,579 @@
+"""OpenAI-compatible Chat Completions adapter (Ollama, vLLM, llama.cpp's server, OpenAI).
+
+Over ``openai.AsyncOpenAI().chat.completions.create``; point ``base_url`` at the local
+server (``http://localhost:11434/v1`` for Ollama). Local servers are lenient in their own
+ways, so the reader is too: ``function.arguments`` may be a JSON string or an object, ids may
+be missing or repeated (``call_0`` for every call), and a stream may carry whole calls.
+
+Wire shapes::
+
+    request   {"model", "messages": [...], "max_tokens",
+               "tools"?: [{"type": "function", "function": {"name", "description",
+                                                             "parameters", "strict": false}}]}
+    system    {"role": "system", "content"}                       (first, when given)
+    user      {"role": "user", "content"}
+    assistant {"role": "assistant", "content": text | null,
+               "tool_calls"?: [{"id", "type": "function",
+                                "function": {"name", "arguments": "<JSON text>"}}]}
+    result    {"role": "tool", "tool_call_id", "content": "<data or envelope as JSON text>"}
+
+There is no error field on this wire: the envelope inside ``content`` carries the mark.
+Harness messages and other providers' reasoning are never sent. Ids are mapped with
+``wire_id`` (at most 40 characters, as OpenAI requires) on both the call and its result.
+Missing or repeated ids in a response get ``generated_id``s, stable for that response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Final, assert_never
+
+from .._exceptions import ProviderConnectionError, ProviderError
+from .._messages import (
+    AssistantMessage,
+    AssistantPart,
+    FinishReason,
+    HarnessMessage,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolResultsMessage,
+    ToolSpec,
+    UserMessage,
+)
+from .._model import ResponseDone, StreamEvent, TextDelta
+from .._outcome import dumps, to_wire_text
+from ._ids import generated_id, wire_id
+
+PROVIDER: Final = "openai-chat"
+_ID_MAX: Final = 40
+
+
+# -- request -------------------------------------------------------------------------------
+
+
+def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict[str, Any]:
+    """The ``chat.completions.create`` body for ``request`` (pure; no network)."""
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        messages.extend(_messages(message))
+    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens}
+    if request.tools:
+        body["tools"] = [_tool(spec) for spec in request.tools]
+    return body
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    function = {
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": spec.parameters,
+        "strict": False,
+    }
+    return {"type": "function", "function": function}
+
+
+def _messages(message: Message) -> list[dict[str, Any]]:
+    match message:
+        case UserMessage():
+            return [{"role": "user", "content": message.text}]
+        case AssistantMessage():
+            return [_assistant(message)]
+        case ToolResultsMessage():
+            return [
+                {
+                    "role": "tool",
+                    "tool_call_id": _wire_id(r.call_id),
+                    "content": to_wire_text(r.outcome),
+                }
+                for r in message.results
+            ]
+        case HarnessMessage():
+            return []
+        case _:
+            assert_never(message)
+
+
+def _assistant(message: AssistantMessage) -> dict[str, Any]:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for part in message.parts:
+        _add_part(part, texts, calls)
+    out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    if calls:
+        out["tool_calls"] = calls
+    elif out["content"] is None:
+        out["content"] = ""
+    return out
+
+
+def _add_part(part: AssistantPart, texts: list[str], calls: list[dict[str, Any]]) -> None:
+    match part:
+        case TextPart():
+            texts.append(part.text)
+        case ToolCall():
+            calls.append(
+                {
+                    "id": _wire_id(part.call_id),
+                    "type": "function",
+                    "function": {"name": part.name, "arguments": _argument_text(part)},
+                }
+            )
+        case ReasoningPart():
+            pass  # Chat Completions takes no reasoning back
+        case _:
+            assert_never(part)
+
+
+def _argument_text(call: ToolCall) -> str:
+    if call.raw_arguments is not None:
+        return call.raw_arguments
+    return dumps(call.arguments if call.arguments is not None else {})
+
+
+def _wire_id(call_id: str) -> str:
+    return wire_id(call_id, max_len=_ID_MAX)
+
+
+# -- response ------------------------------------------------------------------------------
+
+
+def parse_response(data: dict[str, Any]) -> AssistantMessage:
+    """The assistant turn in a chat completion (pure; no network).
+
+    Raises ``ProviderError(kind="bad_response")`` for anything it cannot read (no choices,
+    no message, a call without a name); arguments that are not a JSON object become
+    ``arguments=None`` with the text kept in ``raw_arguments``.
+    """
+    payload: object = data  # typed for callers, checked for what the wire really sent
+    if not isinstance(payload, dict):
+        raise _bad("the response is not a JSON object")
+    choice = _first_choice(data)
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise _bad("the response's choice has no message")
+    parts: list[AssistantPart] = [TextPart(t) for t in _texts(message) if t]
+    parts.extend(_calls(message.get("tool_calls"), seed=_seed(data)))
+    model = data.get("model")
+    return AssistantMessage(
+        parts=tuple(parts),
+        finish=_finish(choice.get("finish_reason"), message, parts),
+        provider=PROVIDER,
+        model=model if isinstance(model, str) else None,
+    )
+
+
+def _first_choice(data: dict[str, Any]) -> dict[str, Any]:
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise _bad("the response has no choices")
+    return choices[0]
+
+
+def _texts(message: dict[str, Any]) -> list[str]:
+    content = message.get("content")
+    if content is None or isinstance(content, str):
+        texts = [content or ""]
+    elif isinstance(content, list):
+        texts = [_content_text(item) for item in content]
+    else:
+        raise _bad("the message content is not text")
+    refusal = message.get("refusal")
+    if isinstance(refusal, str):
+        texts.append(refusal)
+    return texts
+
+
+def _content_text(item: object) -> str:
+    if isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str):
+        return str(item["text"])
+    raise _bad("the message content has a part of an unsupported type")
+
+
+def _calls(value: object, *, seed: str) -> list[ToolCall]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _bad("tool_calls is not a list")
+    calls: list[ToolCall] = []
+    seen: set[str] = set()
+    for index, item in enumerate(value):
+        name, arguments, raw, raw_id = _call_fields(item)
+        call_id = raw_id if raw_id and raw_id not in seen else generated_id(seed, index)
+        seen.add(call_id)
+        calls.append(ToolCall(call_id=call_id, name=name, arguments=arguments, raw_arguments=raw))
+    return calls
+
+
+def _call_fields(item: object) -> tuple[str, dict[str, Any] | None, str | None, str | None]:
+    if not isinstance(item, dict) or item.get("type", "function") != "function":
+        raise _bad("a tool call is not a function call")
+    function = item.get("function")
+    if not isinstance(function, dict):
+        raise _bad("a tool call has no function")
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise _bad("a tool call has no name")
+    arguments, raw = _arguments(function.get("arguments"))
+    raw_id = item.get("id")
+    return name, arguments, raw, raw_id if isinstance(raw_id, str) else None
+
+
+def _arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
+    """(parsed object, raw text): an object as is; text parsed; anything else unparseable."""
+    if value is None:
+        return {}, None
+    if isinstance(value, dict):
+        return value, None
+    if not isinstance(value, str):
+        return None, dumps(value)
+    if not value.strip():
+        return {}, value
+    try:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
+        return None, value
+    return (parsed, value) if isinstance(parsed, dict) else (None, value)
+
+
+_FINISH: Final[dict[str, FinishReason]] = {
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+def _finish(reason: object, message: dict[str, Any], parts: list[AssistantPart]) -> FinishReason:
+    if isinstance(reason, str) and reason in _FINISH:
+        return _FINISH[reason]
+    if isinstance(message.get("refusal"), str) and message["refusal"]:
+        return "refusal"
+    # Some local servers say "stop" even when they called tools: the calls decide.
+    return "tool_use" if any(isinstance(p, ToolCall) for p in parts) else "end_turn"
+
+
+def _seed(data: dict[str, Any]) -> str:
+    return f"{data.get('id', '')}\x00{data.get('created', '')}"
+
+
+def _usage(data: dict[str, Any]) -> dict[str, int]:
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return {}
+    names = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
+    return {
+        ours: usage[theirs]
+        for ours, theirs in names.items()
+        if isinstance(usage.get(theirs), int) and not isinstance(usage.get(theirs), bool)
+    }
+
+
+def _bad(message: str) -> ProviderError:
+    return ProviderError(provider=PROVIDER, status=None, kind="bad_response", safe_message=message)
+
+
+# -- streaming -----------------------------------------------------------------------------
+
+
+class StreamAssembler:
+    """Rebuilds a chat completion from its chunks (pure; no network).
+
+    ``feed`` takes each chunk as a dict and returns the text it added (or None); ``result``
+    gives the completion, ready for ``parse_response``. Tool calls are assembled by
+    ``index`` (argument text joined, or an object taken whole) and read only at the end.
+    """
+
+    def __init__(self) -> None:
+        self._head: dict[str, Any] = {}
+        self._text: list[str] = []
+        self._refusal: list[str] = []
+        self._calls: dict[int, dict[str, Any]] = {}
+        self._finish: object = None
+
+    def feed(self, chunk: dict[str, Any]) -> str | None:
+        """Take one chunk; the assistant text it carried, if any."""
+        payload: object = chunk  # typed for callers, checked for what the wire really sent
+        if not isinstance(payload, dict):
+            raise _bad("a stream chunk is not a JSON object")
+        for key in ("id", "created", "model"):
+            if key in chunk and key not in self._head:
+                self._head[key] = chunk[key]
+        if isinstance(chunk.get("usage"), dict):
+            self._head["usage"] = chunk["usage"]
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return None
+        choice = choices[0]
+        if choice.get("finish_reason") is not None:
+            self._finish = choice["finish_reason"]
+        delta = choice.get("delta")
+        return self._delta(delta) if isinstance(delta, dict) else None
+
+    def result(self) -> dict[str, Any]:
+        """The completion the chunks described."""
+        if self._finish is None:  # cut off: partial text or arguments must not pass as whole
+            raise _bad("the stream ended before the response did")
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self._text) or None}
+        if self._refusal:
+            message["refusal"] = "".join(self._refusal)
+        if self._calls:
+            message["tool_calls"] = [_call(self._calls[i]) for i in sorted(self._calls)]
+        choice = {"index": 0, "message": message, "finish_reason": self._finish}
+        return {**self._head, "choices": [choice]}
+
+    def _delta(self, delta: dict[str, Any]) -> str | None:
+        if isinstance(delta.get("refusal"), str):
+            self._refusal.append(delta["refusal"])
+        tool_calls = delta.get("tool_calls")
+        if isinstance(tool_calls, list):
+            for item in tool_calls:
+                if isinstance(item, dict):
+                    self._tool_delta(item)
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self._text.append(content)
+            return content
+        return None
+
+    def _tool_delta(self, item: dict[str, Any]) -> None:
+        slot = self._calls.setdefault(self._slot_index(item), {"arguments": []})
+        if isinstance(item.get("id"), str) and item["id"] and "id" not in slot:
+            slot["id"] = item["id"]
+        if isinstance(item.get("type"), str):
+            slot.setdefault("type", item["type"])
+        function = item.get("function")
+        if not isinstance(function, dict):
+            return
+        if isinstance(function.get("name"), str) and function["name"] and "name" not in slot:
+            slot["name"] = function["name"]
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            slot["arguments"].append(arguments)
+        elif arguments is not None:
+            slot["object"] = arguments
+
+    def _slot_index(self, item: dict[str, Any]) -> int:
+        index = item.get("index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            return index
+        # No index (some servers): a new id starts a new call, anything else continues one.
+        known = {slot.get("id") for slot in self._calls.values()}
+        if not self._calls or (isinstance(item.get("id"), str) and item["id"] not in known):
+            return max(self._calls, default=-1) + 1
+        return max(self._calls)
+
+
+def _call(slot: dict[str, Any]) -> dict[str, Any]:
+    arguments = slot["object"] if "object" in slot else "".join(slot["arguments"])
+    call: dict[str, Any] = {
+        "type": slot.get("type", "function"),
+        "function": {"name": slot.get("name"), "arguments": arguments},
+    }
+    if "id" in slot:
+        call["id"] = slot["id"]
+    return call
+
+
+# -- the model -----------------------------------------------------------------------------
+
+
+class OpenAIChatModel:
+    """A model behind an OpenAI-compatible Chat Completions endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        max_tokens: int = 1024,
+        max_retries: int | None = None,
+    ) -> None:
+        """``max_retries`` None keeps the SDK's own retry policy (model calls may retry)."""
+        self._model = model
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._max_tokens = max_tokens
+        self._max_retries = max_retries
+        self._clients = _LoopClients(self._make_client, lambda client: client.close())
+
+    @property
+    def provider(self) -> str:
+        """``openai-chat``."""
+        return PROVIDER
+
+    @property
+    def model_name(self) -> str:
+        """The model name as the server knows it."""
+        return self._model
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """One completion, answered as a whole."""
+        body = build_request(request, model=self._model, max_tokens=self._max_tokens)
+        completions = (await self._clients.get()).chat.completions
+        try:
+            completion = await completions.create(**body)
+        except _sdk_errors() as exc:
+            raise _translate(exc) from exc
+        return self._response(_as_dict(completion))
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """One completion over SSE: text deltas as they arrive, then the response."""
+        body = build_request(request, model=self._model, max_tokens=self._max_tokens)
+        body |= {"stream": True, "stream_options": {"include_usage": True}}
+        completions = (await self._clients.get()).chat.completions
+        assembler = StreamAssembler()
+        try:
+            chunks = await completions.create(**body)
+            async with chunks:  # closed even when the caller stops early or parsing fails
+                async for chunk in chunks:
+                    text = assembler.feed(_as_dict(chunk))
+                    if text:
+                        yield TextDelta(text)
+        except _sdk_errors() as exc:
+            raise _translate(exc) from exc
+        yield ResponseDone(self._response(assembler.result()))
+
+    def _response(self, data: dict[str, Any]) -> ModelResponse:
+        message = parse_response(data)
+        if message.model is None:
+            message = AssistantMessage(
+                parts=message.parts,
+                finish=message.finish,
+                provider=message.provider,
+                model=self._model,
+                provider_details=message.provider_details,
+            )
+        return ModelResponse(message, _usage(data))
+
+    def _make_client(self) -> Any:
+        import openai
+
+        # Local servers need no key; the SDK refuses to start without one, so say "none".
+        key = self._api_key or os.environ.get("OPENAI_API_KEY") or "none"
+        retries = openai.DEFAULT_MAX_RETRIES if self._max_retries is None else self._max_retries
+        return openai.AsyncOpenAI(
+            api_key=key, base_url=self._base_url, timeout=self._timeout, max_retries=retries
+        )
+
+
+class _LoopClients:
+    """One SDK client per running event loop, closed when that loop shuts down.
+
+    (The same helper lives in ``google_interactions``; the two could share a module.)
+
+    An SDK client's connection pool belongs to the loop it was opened in, and callers of
+    ``asyncio.run`` get a fresh loop each time. Each client is paired with an async
+    generator parked at its first ``yield``: ``asyncio.run`` (and any loop shut down
+    properly) finalizes pending async generators, whose ``finally`` closes the client, so
+    no socket outlives its loop and connections are reused within it.
+    """
+
+    def __init__(self, make: Callable[[], Any], close: Callable[[Any], Awaitable[object]]) -> None:
+        self._make = make
+        self._close = close
+        self._by_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[Any, AsyncIterator[None]]
+        ] = weakref.WeakKeyDictionary()
+
+    async def get(self) -> Any:
+        """The client for the running loop (made on first use)."""
+        loop = asyncio.get_running_loop()
+        entry = self._by_loop.get(loop)
+        if entry is None:
+            client = self._make()
+            closer = self._closer(client)
+            await anext(closer)
+            entry = self._by_loop[loop] = (client, closer)
+        return entry[0]
+
+    async def _closer(self, client: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await self._close(client)
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    to_dict = getattr(value, "to_dict", None)
+    if to_dict is None:
+        raise _bad("the SDK returned something that is not a completion")
+    dumped = to_dict(mode="json", warnings=False)
+    if not isinstance(dumped, dict):
+        raise _bad("the SDK returned something that is not a completion")
+    return dumped
+
+
+# -- errors: the one place SDK exceptions become ProviderError --------------------------------
+
+
+_SAFE_MESSAGES: Final = {
+    "auth": "the provider refused the credentials",
+    "rate_limit": "the provider's rate limit was reached",
+    "overloaded": "the provider is overloaded",
+    "bad_request": "the provider rejected the request",
+    "server": "the provider failed with a server error",
+    "bad_response": "the provider's response could not be read",
+}
+
+
+def _sdk_errors() -> tuple[type[BaseException], ...]:
+    import httpx
+    import openai
+
+    # A body that is not JSON escapes the SDK as JSONDecodeError; a connection dropped
+    # mid-stream as an httpx error.
+    return (openai.OpenAIError, json.JSONDecodeError, httpx.HTTPError)
+
+
+def _translate(exc: BaseException) -> ProviderError:
+    """The ``ProviderError`` for an exception of the ``openai`` SDK or the HTTP layer."""
+    import httpx
+    import openai
+
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        timeout = isinstance(exc, openai.APITimeoutError | httpx.TimeoutException)
+        text = "the request to the provider timed out" if timeout else "the provider is unreachable"
+        return ProviderConnectionError(
+            provider=PROVIDER, status=None, kind="connection", safe_message=text
+        )
+    status: int | None = None
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        kind = _kind_for_status(status)
+    elif isinstance(exc, openai.APIResponseValidationError) or not isinstance(exc, openai.APIError):
+        kind = "bad_response"
+    else:
+        kind = "server"  # an error event inside a stream
+    return ProviderError(
+        provider=PROVIDER, status=status, kind=kind, safe_message=_SAFE_MESSAGES[kind]
+    )
+
+
+def _kind_for_status(status: int | None) -> str:
+    if status in (401, 403):
+        return "auth"
+    if status == 429:
+        return "rate_limit"
+    if status in (503, 529):
+        return "overloaded"
+    if status is not None and 400 <= status < 500:
+        return "bad_request"
+    if status is not None and status >= 500:
+        return "server"
+    return "bad_response"
+
+
+__all__ = ["OpenAIChatModel", "StreamAssembler", "build_request", "parse_response"]

@@ -1,0 +1,637 @@
+"""OpenAI Responses, over the official ``openai`` SDK (``client.responses.create``).
+
+Stateless: every request has ``store: false`` and carries the full history. The mapping is
+pure and tested without a network (``build_request``, ``parse_response``)::
+
+    UserMessage          → message item, role user, input_text
+    AssistantMessage     → message items (role assistant, output_text), function_call items
+                           (call_id, name, arguments as a JSON string) and this provider's
+                           reasoning items that carry encrypted content, in order
+    ToolResultsMessage   → one function_call_output item per result, output = the outcome's
+                           JSON text; the error mark travels inside it, no field is invented
+    HarnessMessage       → not sent: the harness's words are never presented as the model's
+    system               → instructions
+
+Function tools are sent with ``strict: false``: surefoot's validator is the authority and
+answers bad arguments with ``correct_arguments``. ``call_id`` values longer than 64 characters
+(or with non-printable characters), or repeating an earlier call's id, are mapped with
+``wire_id``, the same way for a call and its output. The SDK's exceptions are translated into
+``ProviderError`` at exactly one place (``_translate``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import os
+import re
+import ssl
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, Final, assert_never
+
+from .._exceptions import ProviderConnectionError, ProviderError
+from .._messages import (
+    AssistantMessage,
+    AssistantPart,
+    FinishReason,
+    HarnessMessage,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    ToolSpec,
+    UserMessage,
+)
+from .._model import ResponseDone, StreamEvent, TextDelta
+from .._outcome import dumps, to_wire_text
+from ._ids import wire_id
+
+if TYPE_CHECKING:
+    import openai
+
+PROVIDER: Final = "openai"
+
+_CALL_ID: Final = re.compile(r"[\x20-\x7e]{1,64}")
+"""What a ``call_id`` may be on the wire here: printable, at most 64 characters."""
+
+_FAILED_KINDS: Final = {
+    "rate_limit_exceeded": "rate_limit",
+    "server_error": "server",
+    "vector_store_timeout": "server",
+}
+_SAFE_CODE: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+# -- transcript → request ------------------------------------------------------------------
+
+
+def build_request(
+    request: ModelRequest, *, model: str, max_tokens: int, encrypted_reasoning: bool = False
+) -> dict[str, Any]:
+    """The body of ``responses.create`` for ``request`` (without ``stream``)."""
+    body: dict[str, Any] = {
+        "model": model,
+        "input": build_input(request.messages),
+        "store": False,
+        "max_output_tokens": max_tokens,
+    }
+    if request.system:
+        body["instructions"] = request.system
+    if request.tools:
+        body["tools"] = [_tool(spec) for spec in request.tools]
+    if encrypted_reasoning:
+        body["include"] = ["reasoning.encrypted_content"]
+    return body
+
+
+def build_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The wire ``input`` items for a transcript."""
+    ids = _CallIds()
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        items.extend(_items(message, ids))
+    return items
+
+
+class _CallIds:
+    """Wire ``call_id`` values for one request: at most 64 printable characters, unique
+    across the conversation (some servers reuse ``call_0`` every turn), and each output gets
+    its own call's id. Deterministic, so the same transcript always yields the same request."""
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+        self._open: list[tuple[str, str]] = []
+
+    def start_turn(self) -> None:
+        """An assistant message begins: its calls are the ones the next outputs answer."""
+        self._open = []
+
+    def for_call(self, call_id: str) -> str:
+        """The wire id of a call (unique in this request)."""
+        wire, repeat = wire_call_id(call_id), 0
+        while wire in self._used:
+            repeat += 1
+            wire = wire_call_id(f"{call_id}#{repeat}")
+        self._used.add(wire)
+        self._open.append((call_id, wire))
+        return wire
+
+    def for_result(self, call_id: str) -> str:
+        """The wire id of the call this output answers (its first unanswered namesake)."""
+        for index, (open_id, wire) in enumerate(self._open):
+            if open_id == call_id:
+                del self._open[index]
+                return wire
+        return wire_call_id(call_id)
+
+
+def _items(message: Message, ids: _CallIds) -> list[dict[str, Any]]:
+    match message:
+        case UserMessage(text=text):
+            if not text:
+                return []
+            content = [{"type": "input_text", "text": text}]
+            return [{"type": "message", "role": "user", "content": content}]
+        case AssistantMessage(parts=parts):
+            ids.start_turn()
+            return _assistant_items(parts, ids)
+        case ToolResultsMessage(results=results):
+            return [_output_item(r, ids) for r in results]
+        case HarnessMessage():
+            return []
+        case _:
+            assert_never(message)
+
+
+def _assistant_items(parts: Sequence[AssistantPart], ids: _CallIds) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for part in parts:
+        item = _assistant_item(part, ids)
+        if item is None:
+            continue
+        if item["type"] == "message" and items and items[-1]["type"] == "message":
+            items[-1]["content"].extend(item["content"])
+        else:
+            items.append(item)
+    return items
+
+
+def _assistant_item(part: AssistantPart, ids: _CallIds) -> dict[str, Any] | None:
+    match part:
+        case TextPart(text=text):
+            if not text:
+                return None
+            content = [{"type": "output_text", "text": text, "annotations": []}]
+            return {"type": "message", "role": "assistant", "content": content}
+        case ToolCall():
+            arguments = part.raw_arguments
+            if arguments is None:
+                arguments = dumps(part.arguments if part.arguments is not None else {})
+            return {
+                "type": "function_call",
+                "call_id": ids.for_call(part.call_id),
+                "name": part.name,
+                "arguments": arguments,
+            }
+        case ReasoningPart(provider=provider, data=data):
+            # Without encrypted content a reasoning item is a reference to stored state,
+            # which a stateless request does not have.
+            if provider == PROVIDER and data.get("encrypted_content"):
+                return dict(data)
+            return None
+        case _:
+            assert_never(part)
+
+
+def _output_item(result: ToolResult, ids: _CallIds) -> dict[str, Any]:
+    return {
+        "type": "function_call_output",
+        "call_id": ids.for_result(result.call_id),
+        "output": to_wire_text(result.outcome),
+    }
+
+
+def wire_call_id(call_id: str) -> str:
+    """``call_id`` as this API accepts it (at most 64 printable characters), stably."""
+    return wire_id(call_id, pattern=_CALL_ID, max_len=64)
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": spec.parameters,
+        "strict": False,
+    }
+
+
+# -- response → transcript -----------------------------------------------------------------
+
+
+def parse_response(response: object, *, model: str | None = None) -> AssistantMessage:
+    """The assistant turn in a Responses API ``response`` object (a decoded JSON dict).
+
+    Raises ``ProviderError`` with kind ``bad_response`` when it is not one, or the failure's
+    kind when the response reports ``status: failed``. A ``function_call`` whose arguments
+    are not a JSON object becomes a call with ``arguments=None``; ``raw_arguments`` always
+    keeps the string the model sent.
+    """
+    data = _object(response, "the response is not a JSON object")
+    _check_status(data)
+    output = data.get("output")
+    if not isinstance(output, list):
+        raise _bad("the response has no output list")
+    parts: list[AssistantPart] = []
+    refused = False
+    for item in output:
+        item_parts, item_refused = _item_parts(item)
+        parts.extend(item_parts)
+        refused = refused or item_refused
+    response_id = data.get("id")
+    reported_model = data.get("model")
+    return AssistantMessage(
+        parts=tuple(parts),
+        finish=_finish(data, parts, refused=refused),
+        provider=PROVIDER,
+        model=reported_model if isinstance(reported_model, str) else model,
+        provider_details={"id": response_id} if isinstance(response_id, str) else None,
+    )
+
+
+def parse_usage(response: object) -> dict[str, int]:
+    """The token counts of a ``response`` object (empty when it has none)."""
+    usage = response.get("usage") if isinstance(response, dict) else None
+    if not isinstance(usage, dict):
+        return {}
+    keys = ("input_tokens", "output_tokens", "total_tokens")
+    return {k: v for k in keys if type(v := usage.get(k)) is int}
+
+
+def _check_status(data: dict[str, Any]) -> None:
+    status = data.get("status")
+    if status == "failed":
+        error = data.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        raise _failure(code)
+    if status in ("cancelled", "queued", "in_progress"):
+        raise _bad(f"the response is {status}, not finished")
+
+
+def _item_parts(item: object) -> tuple[list[AssistantPart], bool]:
+    data = _object(item, "an output item is not an object")
+    kind = data.get("type")
+    if kind == "message":
+        return _message_parts(data)
+    if kind == "function_call":
+        return [_tool_call(data)], False
+    if kind == "reasoning":
+        return [ReasoningPart(PROVIDER, data)], False
+    raise _bad("the response has an output item of an unsupported type")
+
+
+def _message_parts(item: dict[str, Any]) -> tuple[list[AssistantPart], bool]:
+    content = item.get("content")
+    if not isinstance(content, list):
+        raise _bad("a message item has no content list")
+    parts: list[AssistantPart] = []
+    refused = False
+    for entry in content:
+        part = _object(entry, "a content part is not an object")
+        kind = part.get("type")
+        key = "text" if kind == "output_text" else "refusal" if kind == "refusal" else None
+        if key is None:
+            raise _bad("a message has a content part of an unsupported type")
+        text = part.get(key)
+        if not isinstance(text, str):
+            raise _bad(f"a {kind} part has no text")
+        parts.append(TextPart(text))
+        refused = refused or kind == "refusal"
+    return parts, refused
+
+
+def _tool_call(item: dict[str, Any]) -> ToolCall:
+    call_id = item.get("call_id")
+    name = item.get("name")
+    if not isinstance(call_id, str) or not call_id:
+        raise _bad("a function_call item has no call_id")
+    if not isinstance(name, str) or not name:
+        raise _bad("a function_call item has no name")
+    raw = item.get("arguments")
+    if not isinstance(raw, str):
+        raw = json.dumps(raw, ensure_ascii=False, default=str)
+    item_id = item.get("id")
+    return ToolCall(
+        call_id=call_id,
+        name=name,
+        arguments=_json_object(raw),
+        raw_arguments=raw,
+        provider_details={"id": item_id} if isinstance(item_id, str) else None,
+    )
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _finish(data: dict[str, Any], parts: Sequence[AssistantPart], *, refused: bool) -> FinishReason:
+    if data.get("status") == "incomplete":
+        details = data.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        # Any other cut (max_output_tokens, ...) is a truncation: its calls must not run.
+        return "refusal" if reason == "content_filter" else "max_tokens"
+    if refused:
+        return "refusal"
+    return "tool_use" if any(isinstance(p, ToolCall) for p in parts) else "end_turn"
+
+
+def _object(value: object, problem: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _bad(problem)
+    return value
+
+
+def _bad(problem: str) -> ProviderError:
+    return ProviderError(provider=PROVIDER, status=None, kind="bad_response", safe_message=problem)
+
+
+def _failure(code: object) -> ProviderError:
+    """A response that reports it failed (``status: failed`` or a stream ``error`` event)."""
+    safe = isinstance(code, str) and _SAFE_CODE.fullmatch(code) is not None
+    # Without a code the failure is the server's; other codes describe the request.
+    kind = _FAILED_KINDS.get(code, "bad_request") if isinstance(code, str) else "server"
+    message = f"the response failed ({code})" if safe else "the response failed"
+    return ProviderError(provider=PROVIDER, status=None, kind=kind, safe_message=message)
+
+
+# -- streaming -----------------------------------------------------------------------------
+
+
+class _ResponseStream:
+    """Rebuilds the ``response`` object from stream events, so a streamed turn parses exactly
+    like a non-streamed one. Output items are assembled from their deltas; each item's
+    ``output_item.done`` (complete, as the API sends it) replaces the assembled one."""
+
+    def __init__(self) -> None:
+        self.items: dict[int, dict[str, Any]] = {}
+        self.final: dict[str, Any] | None = None
+
+    def feed(self, event: dict[str, Any]) -> str:
+        """Apply one event; returns the assistant text it added."""
+        match event.get("type"):
+            case "response.output_item.added" | "response.output_item.done":
+                item = _object(event.get("item"), "an output item event has no item")
+                self.items[_index(event, "output_index")] = dict(item)
+            case "response.content_part.added":
+                part = _object(event.get("part"), "a content part event has no part")
+                self._content(event).append(dict(part))
+            case "response.output_text.delta":
+                return self._text(event, "text")
+            case "response.refusal.delta":
+                return self._text(event, "refusal")
+            case "response.function_call_arguments.delta":
+                item = self._item(event)
+                item["arguments"] = _string(item, "arguments") + _string(event, "delta")
+            case "response.function_call_arguments.done":
+                self._item(event)["arguments"] = _string(event, "arguments")
+            case "response.completed" | "response.incomplete" | "response.failed":
+                self.final = dict(_object(event.get("response"), "a final event has no response"))
+            case "error":
+                raise _failure(event.get("code"))
+            case _:
+                pass  # created, in_progress, *.done echoes, and event types added later
+        return ""
+
+    def result(self) -> dict[str, Any]:
+        """The complete ``response`` object."""
+        if self.final is None:
+            raise _bad("the stream ended before the response was complete")
+        if self.items:
+            self.final["output"] = [self.items[i] for i in sorted(self.items)]
+        return self.final
+
+    def _item(self, event: dict[str, Any]) -> dict[str, Any]:
+        item = self.items.get(_index(event, "output_index"))
+        if item is None:
+            raise _bad("the stream sent a delta for an item that never started")
+        return item
+
+    def _content(self, event: dict[str, Any]) -> list[Any]:
+        content = self._item(event).setdefault("content", [])
+        if not isinstance(content, list):
+            raise _bad("a message item's content is not a list")
+        return content
+
+    def _text(self, event: dict[str, Any], key: str) -> str:
+        content = self._content(event)
+        index = _index(event, "content_index")
+        while len(content) <= index:
+            content.append({"type": "output_text", "text": "", "annotations": []})
+        part = _object(content[index], "a content part is not an object")
+        delta = _string(event, "delta")
+        part[key] = _string(part, key) + delta
+        return delta
+
+
+def _index(event: dict[str, Any], key: str) -> int:
+    index = event.get(key)
+    if type(index) is not int or index < 0:
+        raise _bad(f"a stream event has no {key}")
+    return index
+
+
+def _string(data: dict[str, Any], key: str) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise _bad(f"a stream event's {key} is not text")
+    return value
+
+
+# -- the model -----------------------------------------------------------------------------
+
+
+class OpenAIResponsesModel:
+    """A ``Model`` over the OpenAI Responses API, stateless (``store: false``).
+
+    ``encrypted_reasoning=True`` asks reasoning models for encrypted reasoning items
+    (``include: ["reasoning.encrypted_content"]``) so they can be echoed in later requests;
+    models without reasoning reject that option, so it is off by default.
+
+    Each request uses its own SDK client (closed when the request ends). The SDK retries
+    model requests with its normal policy (``max_retries``, 2 by default); tools are never
+    retried.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        max_tokens: int = 1024,
+        max_retries: int = 2,
+        encrypted_reasoning: bool = False,
+    ) -> None:
+        self._model = model
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._max_tokens = max_tokens
+        self._max_retries = max_retries
+        self._encrypted_reasoning = encrypted_reasoning
+
+    @property
+    def provider(self) -> str:
+        """Always ``openai``."""
+        return PROVIDER
+
+    @property
+    def model_name(self) -> str:
+        """The model's name as OpenAI knows it."""
+        return self._model
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """Answer one request with one ``responses.create`` call."""
+        body = self._body(request)
+        try:
+            async with self._client() as client:
+                raw = await client.responses.with_raw_response.create(**body)
+                content = raw.content
+        except _sdk_errors() as exc:
+            raise _translate(exc) from exc
+        return _response(_decode(content), self._model)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Text deltas as they arrive, then the complete response."""
+        body = self._body(request)
+        state = _ResponseStream()
+        try:
+            async with self._client() as client:
+                events = await client.responses.create(**body, stream=True)
+                async with events:
+                    async for event in events:
+                        text = state.feed(event.to_dict(mode="json", warnings=False))
+                        if text:
+                            yield TextDelta(text)
+        except _sdk_errors() as exc:
+            raise _translate(exc) from exc
+        yield ResponseDone(_response(state.result(), self._model))
+
+    def _body(self, request: ModelRequest) -> dict[str, Any]:
+        return build_request(
+            request,
+            model=self._model,
+            max_tokens=self._max_tokens,
+            encrypted_reasoning=self._encrypted_reasoning,
+        )
+
+    def _client(self) -> openai.AsyncOpenAI:
+        import openai
+
+        api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
+        if not api_key:
+            raise ProviderError(
+                provider=PROVIDER,
+                status=None,
+                kind="auth",
+                safe_message="no API key: pass api_key or set OPENAI_API_KEY",
+            )
+        return openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+            http_client=openai.DefaultAsyncHttpxClient(verify=_tls_context()),
+        )
+
+
+def _decode(content: bytes) -> object:
+    try:
+        return json.loads(content)
+    except (ValueError, RecursionError):
+        raise _bad("the response body is not JSON") from None
+
+
+def _response(data: object, model: str) -> ModelResponse:
+    return ModelResponse(parse_response(data, model=model), parse_usage(data))
+
+
+# -- errors --------------------------------------------------------------------------------
+
+_SAFE_MESSAGES: Final = {
+    "auth": "the API key was rejected or lacks permission",
+    "rate_limit": "requests are being rate-limited or the quota is used up",
+    "overloaded": "the API is overloaded",
+    "bad_request": "the API rejected the request as invalid",
+    "server": "the API failed to answer",
+    "bad_response": "the API answered with an error",
+}
+
+
+def _sdk_errors() -> tuple[type[Exception], ...]:
+    """The exceptions ``_translate`` handles: the SDK's, and its HTTP library's transport
+    errors (in case one escapes the SDK while a stream is being read)."""
+    import openai
+
+    return (openai.OpenAIError, _http_library().TransportError)
+
+
+def _http_library() -> Any:
+    """The HTTP library under the SDK (``httpx``, or ``httpx2`` in newer SDKs)."""
+    import openai
+
+    base = openai.DefaultAsyncHttpxClient.__mro__[1]
+    return importlib.import_module(base.__module__.partition(".")[0])
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The HTTP library's default TLS context, built once: loading the CA store costs more
+    than the rest of a request to a local server."""
+    context: ssl.SSLContext = _http_library().create_ssl_context()
+    return context
+
+
+def _translate(exc: Exception) -> ProviderError:
+    """The one place SDK exceptions become surefoot's; no response body, no key."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        kind = _kind_for_status(status)
+        message = f"{_SAFE_MESSAGES[kind]} (HTTP {status})"
+        return ProviderError(provider=PROVIDER, status=status, kind=kind, safe_message=message)
+    if isinstance(exc, openai.APITimeoutError):
+        return _connection("the request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return _connection("the API could not be reached")
+    if isinstance(exc, openai.APIError):
+        # An error event inside a stream, or a body the SDK could not read.
+        return _bad("the API reported an error while answering")
+    if isinstance(exc, openai.OpenAIError):
+        return ProviderError(
+            provider=PROVIDER,
+            status=None,
+            kind="auth",
+            safe_message="the OpenAI client could not be set up (credentials)",
+        )
+    return _connection("the connection broke while the response was being read")
+
+
+def _kind_for_status(status: int) -> str:
+    if status in (401, 402, 403):
+        return "auth"
+    if status == 429:
+        return "rate_limit"
+    if status in (503, 529):
+        return "overloaded"
+    if 400 <= status < 500:
+        return "bad_request"
+    if status >= 500:
+        return "server"
+    return "bad_response"
+
+
+def _connection(message: str) -> ProviderConnectionError:
+    return ProviderConnectionError(
+        provider=PROVIDER, status=None, kind="connection", safe_message=message
+    )
+
+
+__all__ = [
+    "OpenAIResponsesModel",
+    "build_input",
+    "build_request",
+    "parse_response",
+    "parse_usage",
+    "wire_call_id",
+]

@@ -1,0 +1,992 @@
+"""OpenAI Responses: the official SDK, through the adapter, against the strict fake server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from surefoot import (
+    Agent,
+    AssistantMessage,
+    CalendarDate,
+    Detail,
+    HarnessMessage,
+    MemoryJournal,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Ok,
+    ProviderConnectionError,
+    ProviderError,
+    ReasoningPart,
+    Recovery,
+    ResponseDone,
+    StreamEvent,
+    TextDelta,
+    TextPart,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    ToolResultsMessage,
+    ToolSet,
+    ToolSpec,
+    UserMessage,
+    envelope_to_error,
+    to_wire_text,
+)
+from surefoot.providers.anthropic import AnthropicModel
+from surefoot.providers.openai_responses import (
+    OpenAIResponsesModel,
+    _ResponseStream,
+    _translate,
+    build_request,
+    parse_response,
+    wire_call_id,
+)
+from surefoot.testing import FakeAnthropicServer, FakeOpenAIResponsesServer, call, turn
+from surefoot.testing._http import FakeHTTPServer, RecordedRequest, Reply, sse_event
+
+T = TypeVar("T")
+
+MODEL = "gpt-test"
+SYSTEM = "Eres un coach de fitness."
+SPEC = ToolSpec(
+    "read_measurement",
+    "Lee la medida guardada para una fecha.",
+    {
+        "type": "object",
+        "properties": {"date": {"type": "string", "format": "date"}},
+        "required": ["date"],
+        "additionalProperties": False,
+    },
+)
+WIRE_TOOL = {
+    "type": "function",
+    "name": "read_measurement",
+    "description": "Lee la medida guardada para una fecha.",
+    "parameters": SPEC.parameters,
+    "strict": False,
+}
+QUESTION = "Consulta mi peso del 2020-01-02."
+NOT_FOUND = ToolError(
+    "not_found",
+    "No hay registro de medidas para el 2020-01-02. Esto no dice nada sobre otras fechas.",
+    Recovery.CHOOSE_ALTERNATIVE,
+)
+INVALID = ToolError(
+    "invalid_arguments",
+    "Los argumentos de read_measurement no son válidos.",
+    Recovery.CORRECT_ARGUMENTS,
+    details=(Detail("date", "must be a calendar date written YYYY-MM-DD", "YYYY-MM-DD"),),
+)
+REASONING = {
+    "type": "reasoning",
+    "id": "rs_01",
+    "summary": [{"type": "summary_text", "text": "Miro la fecha."}],
+    "encrypted_content": "gAAAAB-cifrado",
+}
+
+
+def run(awaitable: Awaitable[T]) -> T:
+    """Run one coroutine to completion (each test owns its event loop)."""
+
+    async def main() -> T:
+        return await asyncio.wait_for(awaitable, timeout=60)
+
+    return asyncio.run(main())
+
+
+def model_for(server: FakeHTTPServer, **options: Any) -> OpenAIResponsesModel:
+    """The adapter pointed at ``server``."""
+    return OpenAIResponsesModel(
+        MODEL, api_key="test-key", base_url=server.base_url + "/v1", timeout=10, **options
+    )
+
+
+async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
+    """Every event of a stream."""
+    return [event async for event in events]
+
+
+def exchange(outcome: Ok | ToolError, *, call_id: str = "call_01A") -> list[Message]:
+    """A question, one call of ``read_measurement`` (as OpenAI sent it) and its result."""
+    return [
+        UserMessage(QUESTION),
+        AssistantMessage(
+            (
+                ReasoningPart("openai", REASONING),
+                TextPart("Voy a mirarlo."),
+                ToolCall(
+                    call_id,
+                    "read_measurement",
+                    {"date": "2020-01-02"},
+                    raw_arguments='{"date": "2020-01-02"}',
+                    provider_details={"id": "fc_01"},
+                ),
+            ),
+            finish="tool_use",
+            provider="openai",
+            model=MODEL,
+        ),
+        ToolResultsMessage((ToolResult(call_id, "read_measurement", outcome),)),
+    ]
+
+
+def sent_body(messages: list[Message], *, tools: tuple[ToolSpec, ...] = (SPEC,)) -> Any:
+    """The body the SDK sent for ``messages`` (the fake server accepted it)."""
+    with FakeOpenAIResponsesServer([turn("Hecho.")]) as server:
+        response = run(model_for(server).request(ModelRequest(messages, tools, SYSTEM)))
+        assert response.message.text == "Hecho."
+        server.assert_consumed()
+        return server.requests[0].body
+
+
+def expected_body(output: str, call_id: str = "call_01A") -> dict[str, Any]:
+    """The whole request body around one function_call_output."""
+    return {
+        "model": MODEL,
+        "store": False,
+        "max_output_tokens": 1024,
+        "instructions": SYSTEM,
+        "tools": [WIRE_TOOL],
+        "input": [
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": QUESTION}],
+            },
+            REASONING,
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Voy a mirarlo.", "annotations": []}],
+            },
+            {
+                "type": "function_call",
+                "call_id": call_id,
+                "name": "read_measurement",
+                "arguments": '{"date": "2020-01-02"}',
+            },
+            {"type": "function_call_output", "call_id": call_id, "output": output},
+        ],
+    }
+
+
+# -- exact request bodies ------------------------------------------------------------------
+
+
+def test_success_result_body() -> None:
+    """A success's output is the data's JSON text; the model's own argument text is echoed."""
+    body = sent_body(exchange(Ok({"date": "2020-01-01", "weight_kg": 76.0})))
+    assert body == expected_body('{"date":"2020-01-01","weight_kg":76.0}')
+
+
+def test_not_found_result_body() -> None:
+    """A domain error's output is the envelope; no top-level error field is invented."""
+    body = sent_body(exchange(NOT_FOUND))
+    assert body == expected_body(
+        '{"kind":"tool_error","version":1,"is_error":true,"error":"not_found",'
+        '"message":"No hay registro de medidas para el 2020-01-02. Esto no dice nada '
+        'sobre otras fechas.","recovery":"choose_alternative","recoverable":true}'
+    )
+
+
+def test_invalid_arguments_result_body() -> None:
+    """``invalid_arguments`` carries its structured details inside the envelope."""
+    body = sent_body(exchange(INVALID))
+    assert body == expected_body(
+        '{"kind":"tool_error","version":1,"is_error":true,"error":"invalid_arguments",'
+        '"message":"Los argumentos de read_measurement no son válidos.",'
+        '"recovery":"correct_arguments","recoverable":true,"details":[{"field":"date",'
+        '"problem":"must be a calendar date written YYYY-MM-DD","expected":"YYYY-MM-DD"}]}'
+    )
+
+
+def test_success_that_reads_like_an_error_has_no_mark() -> None:
+    """Data that looks like an error is sent as the data itself, nothing added."""
+    body = sent_body(exchange(Ok({"value": 'Error: {"is_error": true}'})))
+    assert body == expected_body('{"value":"Error: {\\"is_error\\": true}"}')
+
+
+def test_stop_turn_fills_every_call_and_skips_the_harness_message() -> None:
+    """After a stop_turn every call has its output, in order; the harness's message is not
+    presented as the model's, and the next question follows."""
+    unknown = ToolError(
+        "outcome_unknown", "No se puede confirmar si se guardó.", Recovery.STOP_TURN
+    )
+    skipped = ToolError("not_executed", "No se ejecutó: el turno se detuvo.", Recovery.STOP_TURN)
+    calls = (
+        ToolCall("call_W", "write_measurement", {"date": "2020-01-04", "weight_kg": 77.4}),
+        ToolCall("call_R1", "read_measurement", {"date": "2020-01-04"}),
+        ToolCall("call_R2", "read_measurement", {"date": "2020-01-03"}),
+    )
+    messages: list[Message] = [
+        UserMessage("Guarda mi peso: 77,4 kg el 2020-01-04."),
+        AssistantMessage(calls, finish="tool_use", provider="openai"),
+        ToolResultsMessage(
+            (
+                ToolResult("call_W", "write_measurement", unknown),
+                ToolResult("call_R1", "read_measurement", skipped, executed=False),
+                ToolResult("call_R2", "read_measurement", skipped, executed=False),
+            )
+        ),
+        HarnessMessage("No puedo confirmar si la acción terminó.", "stop_turn"),
+        UserMessage("¿Se guardó?"),
+    ]
+    body = sent_body(messages)
+
+    def envelope(code: str, message: str) -> str:
+        return (
+            f'{{"kind":"tool_error","version":1,"is_error":true,"error":"{code}",'
+            f'"message":"{message}","recovery":"stop_turn","recoverable":false}}'
+        )
+
+    assert body["input"] == [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "Guarda mi peso: 77,4 kg el 2020-01-04."}],
+        },
+        {
+            "type": "function_call",
+            "call_id": "call_W",
+            "name": "write_measurement",
+            "arguments": '{"date":"2020-01-04","weight_kg":77.4}',
+        },
+        {
+            "type": "function_call",
+            "call_id": "call_R1",
+            "name": "read_measurement",
+            "arguments": '{"date":"2020-01-04"}',
+        },
+        {
+            "type": "function_call",
+            "call_id": "call_R2",
+            "name": "read_measurement",
+            "arguments": '{"date":"2020-01-03"}',
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_W",
+            "output": envelope("outcome_unknown", "No se puede confirmar si se guardó."),
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_R1",
+            "output": envelope("not_executed", "No se ejecutó: el turno se detuvo."),
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_R2",
+            "output": envelope("not_executed", "No se ejecutó: el turno se detuvo."),
+        },
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "¿Se guardó?"}],
+        },
+    ]
+
+
+def test_long_ids_are_mapped_the_same_way_for_call_and_output() -> None:
+    """A call id over 64 characters becomes one stable short id on both items, and the strict
+    server accepts it; printable ids within the limit are kept as they are."""
+    long_id = "toolu_" + "x" * 70
+    body = sent_body(exchange(NOT_FOUND, call_id=long_id))
+    mapped = wire_call_id(long_id)
+    assert len(mapped) <= 64
+    assert mapped.startswith("sf_")
+    assert body["input"][3]["call_id"] == mapped
+    assert body["input"][4]["call_id"] == mapped
+    assert wire_call_id("call_9Xy|fc_68a/1") == "call_9Xy|fc_68a/1"
+
+
+def test_reused_call_ids_get_distinct_wire_ids() -> None:
+    """A repeated ``call_0`` gets a distinct stable id, each output follows its own call, and
+    the strict server accepts the request."""
+    first = ToolCall("call_0", "read_measurement", {"date": "2020-01-02"})
+    second = ToolCall("call_0", "read_measurement", {"date": "2020-01-01"})
+    messages: list[Message] = [
+        UserMessage(QUESTION),
+        AssistantMessage((first,), finish="tool_use", provider="openai-chat"),
+        ToolResultsMessage((ToolResult("call_0", "read_measurement", NOT_FOUND),)),
+        AssistantMessage((second,), finish="tool_use", provider="openai-chat"),
+        ToolResultsMessage((ToolResult("call_0", "read_measurement", Ok({"weight_kg": 76.0})),)),
+    ]
+    body = sent_body(messages)
+    pairs = [(i["type"], i["call_id"]) for i in body["input"] if "call_id" in i]
+    assert pairs == [
+        ("function_call", "call_0"),
+        ("function_call_output", "call_0"),
+        ("function_call", "call_0#1"),
+        ("function_call_output", "call_0#1"),
+    ]
+    assert body["input"][-1]["output"] == '{"weight_kg":76.0}'
+
+
+def test_build_request_is_pure_and_echoes_only_openai_reasoning() -> None:
+    """Other providers' reasoning, reasoning without encrypted content, empty text and
+    harness messages never reach the wire; ``encrypted_reasoning`` asks for it."""
+    messages: list[Message] = [
+        UserMessage("Hola"),
+        AssistantMessage(
+            (
+                ReasoningPart("anthropic", {"type": "thinking", "thinking": "t", "signature": "s"}),
+                ReasoningPart("openai", {"type": "reasoning", "id": "rs_2", "summary": []}),
+                TextPart(""),
+            ),
+            provider="anthropic",
+        ),
+        HarnessMessage("El proveedor no respondió.", "provider_error"),
+    ]
+    body = build_request(
+        ModelRequest(messages), model=MODEL, max_tokens=50, encrypted_reasoning=True
+    )
+    assert body == {
+        "model": MODEL,
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hola"}]}
+        ],
+        "store": False,
+        "max_output_tokens": 50,
+        "include": ["reasoning.encrypted_content"],
+    }
+
+
+# -- a whole Agent turn --------------------------------------------------------------------
+
+
+def coach_tools(log: list[str]) -> ToolSet:
+    """``read_measurement`` with one stored date, ``read_memory`` with an error-like note and
+    ``write_measurement`` whose storage breaks."""
+    tools = ToolSet()
+
+    @tools.tool(effect="read")
+    def read_measurement(date: CalendarDate) -> dict[str, Any] | ToolError:
+        """Read the measurement saved for one calendar date."""
+        log.append(f"read {date.isoformat()}")
+        if date.isoformat() == "2020-01-01":
+            return {"date": "2020-01-01", "weight_kg": 76.0}
+        return ToolError(
+            "not_found", f"No hay registro para el {date}.", Recovery.CHOOSE_ALTERNATIVE
+        )
+
+    @tools.tool(effect="read")
+    def read_memory(key: str) -> dict[str, Any]:
+        """Read one saved memory note."""
+        log.append(f"memory {key}")
+        return {"key": key, "description": "nota", "value": 'Error: {"is_error": true}'}
+
+    @tools.tool(effect="write")
+    def write_measurement(date: CalendarDate, weight_kg: float) -> dict[str, Any]:
+        """Save the weight for one calendar date."""
+        log.append(f"write {date.isoformat()}")
+        msg = "disk /var/lib/gymnasia.db failed: UPDATE measurements SET secret=1"
+        raise OSError(msg)
+
+    return tools
+
+
+FALLBACK_SCRIPT = [
+    turn(call("read_measurement", {"date": "2020-01-02"}, call_id="call_01A")),
+    turn(
+        "Miro el día anterior. ",
+        call("read_measurement", {"date": "2020-01-01"}, call_id="call_01B"),
+    ),
+    turn("No hay registro para el 2020-01-02. El 2020-01-01 pesabas 76 kg."),
+]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_agent_turn_end_to_end(stream: bool) -> None:
+    """A not_found, then a fallback read, then the answer: three requests, marks kept."""
+    log: list[str] = []
+    deltas: list[str] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TextDelta):
+            deltas.append(event.text)
+
+    with FakeOpenAIResponsesServer(FALLBACK_SCRIPT) as server:
+        agent = Agent(model=model_for(server), tools=coach_tools(log), system=SYSTEM, stream=stream)
+        result = run(agent.run_turn(QUESTION, on_event=on_event))
+        server.assert_consumed()
+        bodies = [r.body for r in server.requests]
+    assert result.stop_reason == "completed"
+    assert result.reply == "No hay registro para el 2020-01-02. El 2020-01-01 pesabas 76 kg."
+    assert result.model_requests == 3
+    assert log == ["read 2020-01-02", "read 2020-01-01"]
+    assert all(b.get("stream", False) is stream for b in bodies)
+    first_output = bodies[1]["input"][-1]
+    assert first_output["call_id"] == "call_01A"
+    assert set(first_output) == {"type", "call_id", "output"}
+    assert envelope_to_error(json.loads(first_output["output"])).code == "not_found"
+    assert bodies[2]["input"][-1] == {
+        "type": "function_call_output",
+        "call_id": "call_01B",
+        "output": '{"date":"2020-01-01","weight_kg":76.0}',
+    }
+    if stream:
+        assert "".join(deltas) == "Miro el día anterior. " + result.reply
+
+
+def test_agent_stop_turn_then_next_question_is_accepted() -> None:
+    """A write whose storage fails stops the turn after one request; the next question sends
+    every output first and the strict server accepts it."""
+    log: list[str] = []
+    script = [
+        turn(
+            call("write_measurement", {"date": "2020-01-04", "weight_kg": 77.4}, call_id="call_W"),
+            call("read_memory", {"key": "nota"}, call_id="call_M"),
+        ),
+        turn("No puedo confirmarlo."),
+    ]
+    with FakeOpenAIResponsesServer(script) as server:
+        agent = Agent(model=model_for(server), tools=coach_tools(log), journal=MemoryJournal())
+        first = run(agent.run_turn("Guarda mi peso: 77,4 kg el 2020-01-04."))
+        assert (first.stop_reason, first.model_requests) == ("stop_turn", 1)
+        second = run(agent.run_turn("¿Se guardó?", conversation_id=first.conversation_id))
+        server.assert_consumed()
+        body = server.requests[-1].body
+    assert log == ["write 2020-01-04"]
+    assert second.stop_reason == "completed"
+    outputs = [i for i in body["input"] if i["type"] == "function_call_output"]
+    assert [json.loads(o["output"])["error"] for o in outputs] == [
+        "outcome_unknown",
+        "not_executed",
+    ]
+    assert body["input"][-1]["content"] == [{"type": "input_text", "text": "¿Se guardó?"}]
+    assert "secret" not in json.dumps(body)
+
+
+def test_success_that_reads_like_an_error_stays_a_success_end_to_end() -> None:
+    """A memory note reading ``Error: {"is_error": true}`` is sent back as plain data."""
+    script = [
+        turn(call("read_memory", {"key": "nota"}, call_id="call_M")),
+        turn("Tu nota dice eso."),
+    ]
+    with FakeOpenAIResponsesServer(script) as server:
+        result = run(Agent(model=model_for(server), tools=coach_tools([])).run_turn("Lee mi nota."))
+        output = server.requests[1].body["input"][-1]
+    assert result.stop_reason == "completed"
+    assert json.loads(output["output"]) == {
+        "key": "nota",
+        "description": "nota",
+        "value": 'Error: {"is_error": true}',
+    }
+
+
+# -- streaming -----------------------------------------------------------------------------
+
+RICH_TURN = AssistantMessage(
+    (
+        ReasoningPart("openai", REASONING),
+        TextPart("Voy a mirar tus datos, ñandú 🏋️ — «paso a paso».\nLínea dos."),
+        ToolCall("call_01A", "read_measurement", {"date": "2020-01-02"}),
+        ToolCall(
+            "call_01B",
+            "create_routine",
+            {"name": "Fuerza", "exercises": [{"exercise_id": "sq", "series": [{"reps": 5}]}]},
+        ),
+    ),
+    finish="tool_use",
+)
+
+
+def json_response(turn_: AssistantMessage) -> ModelResponse:
+    """What the non-streamed request gives for ``turn_``."""
+    with FakeOpenAIResponsesServer([turn_]) as server:
+        return run(model_for(server).request(ModelRequest([UserMessage(QUESTION)])))
+
+
+def streamed(turn_: AssistantMessage, chunk_sizes: tuple[int, ...]) -> list[StreamEvent]:
+    """The events of the streamed request for ``turn_``, SSE cut into ``chunk_sizes``."""
+    with FakeOpenAIResponsesServer([turn_]) as server:
+        server.chunk_sizes = chunk_sizes
+        return run(collect(model_for(server).stream(ModelRequest([UserMessage(QUESTION)]))))
+
+
+@pytest.mark.parametrize("chunk_sizes", [(1,), (7,), (23,), (3, 11, 5)], ids=str)
+def test_stream_in_odd_chunks_equals_the_json_response(chunk_sizes: tuple[int, ...]) -> None:
+    """However the SSE bytes are cut, the final response equals the non-streamed one and the
+    text deltas add up to its text."""
+    expected = json_response(RICH_TURN)
+    events = streamed(RICH_TURN, chunk_sizes)
+    assert isinstance(events[-1], ResponseDone)
+    assert all(isinstance(e, TextDelta) for e in events[:-1])
+    assert events[-1].response == expected
+    assert "".join(e.text for e in events[:-1] if isinstance(e, TextDelta)) == expected.message.text
+    assert isinstance(expected.message.parts[0], ReasoningPart)
+    assert expected.message.tool_calls[1].arguments == RICH_TURN.tool_calls[1].arguments
+
+
+def test_streamed_refusal_equals_the_json_response() -> None:
+    """A refusal part streams as text and ends the turn with finish ``refusal``."""
+    refusal = turn("No puedo ayudar con eso.", finish="refusal")
+    expected = json_response(refusal)
+    events = streamed(refusal, (4,))
+    assert isinstance(events[-1], ResponseDone)
+    assert events[-1].response == expected
+    assert expected.message.finish == "refusal"
+    assert (
+        "".join(e.text for e in events[:-1] if isinstance(e, TextDelta))
+        == "No puedo ayudar con eso."
+    )
+
+
+def test_truncated_call_is_kept_unparsed_and_never_runs() -> None:
+    """A function call cut by max_output_tokens keeps its raw text, has no arguments, and the
+    loop does not execute it — streamed or not."""
+    cut = turn(
+        call("write_measurement", raw='{"date": "2020-01-04", "weight_k', call_id="call_T"),
+        finish="max_tokens",
+    )
+    final = streamed(cut, (5,))[-1]
+    assert isinstance(final, ResponseDone)
+    for response in (json_response(cut), final.response):
+        (truncated,) = response.message.tool_calls
+        assert response.message.finish == "max_tokens"
+        assert truncated.arguments is None
+        assert truncated.raw_arguments == '{"date": "2020-01-04", "weight_k'
+
+    log: list[str] = []
+    with FakeOpenAIResponsesServer([cut]) as server:
+        result = run(
+            Agent(model=model_for(server), tools=coach_tools(log), stream=True).run_turn("Guarda.")
+        )
+    assert result.stop_reason == "max_tokens"
+    assert log == []
+
+
+class ErrorEventServer(FakeHTTPServer):
+    """Starts a stream, then sends an ``error`` event, as the API does on a failure."""
+
+    def handle(self, request: RecordedRequest) -> Reply:
+        """Always the failing stream."""
+        del request
+        error = {"type": "error", "code": "server_error", "message": "boom", "param": None}
+        return Reply.sse([sse_event({**error, "sequence_number": 0}, "error")])
+
+
+def test_error_event_in_a_stream_is_a_provider_error() -> None:
+    """An ``error`` event mid-stream surfaces as a ``ProviderError``, not as a turn."""
+    with ErrorEventServer() as server, pytest.raises(ProviderError) as caught:
+        run(collect(model_for(server).stream(ModelRequest([UserMessage("hola")]))))
+    assert caught.value.kind == "server"
+    assert "boom" not in caught.value.safe_message
+
+
+# -- strictness ----------------------------------------------------------------------------
+
+
+def post(server: FakeOpenAIResponsesServer, body: dict[str, Any]) -> tuple[int, Any]:
+    """POST ``body`` to the fake's /v1/responses without the SDK: status and JSON answer."""
+    request = urllib.request.Request(
+        server.base_url + "/v1/responses",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, json.loads(error.read())
+
+
+def raw_body(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A hand-written request with these input items after the question."""
+    question = {"role": "user", "content": QUESTION}
+    return {"model": MODEL, "store": False, "input": [question, *items], **extra}
+
+
+def function_call(call_id: str) -> dict[str, Any]:
+    """A function_call input item."""
+    return {
+        "type": "function_call",
+        "call_id": call_id,
+        "name": "read_measurement",
+        "arguments": "{}",
+    }
+
+
+def function_output(call_id: str, **extra: Any) -> dict[str, Any]:
+    """A function_call_output input item."""
+    return {"type": "function_call_output", "call_id": call_id, "output": "{}", **extra}
+
+
+LONG = "call_" + "9" * 60
+BAD_BODIES: dict[str, tuple[dict[str, Any], str]] = {
+    "orphan": (
+        raw_body(function_call("call_1"), function_output("call_1"), function_output("call_2")),
+        "No tool call found for function call output with call_id call_2.",
+    ),
+    "missing_output": (
+        raw_body(function_call("call_1")),
+        "No tool output found for function call call_1.",
+    ),
+    "long_call_id": (
+        raw_body(function_call(LONG), function_output(LONG)),
+        "string too long. Expected a string with maximum length 64",
+    ),
+    "is_error_field": (
+        raw_body(function_call("call_1"), function_output("call_1", is_error=True)),
+        "Unknown parameter: 'input[2].is_error'.",
+    ),
+    "store_not_false": ({**raw_body(), "store": True}, "store: false"),
+    "store_missing": ({k: v for k, v in raw_body().items() if k != "store"}, "store: false"),
+    "arguments_object": (
+        raw_body({**function_call("call_1"), "arguments": {}}, function_output("call_1")),
+        "expected a string",
+    ),
+    "strict_by_default": (
+        raw_body(
+            tools=[
+                {
+                    "type": "function",
+                    "name": "f",
+                    "parameters": {"type": "object", "properties": {"a": {}}},
+                }
+            ]
+        ),
+        "Invalid schema for function 'f'",
+    ),
+    "unknown_top_level": (raw_body(is_error=True), "Unknown parameter: 'is_error'."),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_BODIES))
+def test_fake_server_rejects_like_the_real_api(case: str) -> None:
+    """Each violation gets the real API's 400 body, and uses up no scripted turn."""
+    body, reason = BAD_BODIES[case]
+    with FakeOpenAIResponsesServer([turn("no")]) as server:
+        status, answer = post(server, body)
+        assert server.remaining == 1
+    assert status == 400
+    assert set(answer["error"]) == {"message", "type", "param", "code"}
+    assert answer["error"]["type"] == "invalid_request_error"
+    assert reason in answer["error"]["message"]
+
+
+def test_orphan_output_has_the_real_message() -> None:
+    """The orphan rejection reads like the real API's."""
+    with FakeOpenAIResponsesServer([]) as server:
+        _, answer = post(server, BAD_BODIES["orphan"][0])
+    assert answer == {
+        "error": {
+            "message": "No tool call found for function call output with call_id call_2.",
+            "type": "invalid_request_error",
+            "param": "input",
+            "code": None,
+        }
+    }
+
+
+def test_reasoning_without_encrypted_content_is_not_found() -> None:
+    """A bare reasoning item refers to stored state, which ``store: false`` does not keep."""
+    with FakeOpenAIResponsesServer([]) as server:
+        status, answer = post(server, raw_body({"type": "reasoning", "id": "rs_1", "summary": []}))
+    assert status == 404
+    assert "not persisted" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize("case", ["orphan", "long_call_id", "is_error_field"])
+def test_sdk_400_becomes_bad_request(case: str) -> None:
+    """The SDK's BadRequestError for those bodies is translated to kind ``bad_request``."""
+    import openai
+
+    async def send() -> Exception:
+        async with openai.AsyncOpenAI(
+            api_key="k", base_url=server.base_url + "/v1", max_retries=0
+        ) as client:
+            try:
+                await client.responses.create(**BAD_BODIES[case][0])
+            except openai.APIError as exc:
+                return exc
+        raise AssertionError("accepted")
+
+    with FakeOpenAIResponsesServer([turn("no")]) as server:
+        error = _translate(run(send()))
+    assert (error.kind, error.status, error.provider) == ("bad_request", 400, "openai")
+    assert "call_id" not in error.safe_message
+
+
+def test_adapter_orphan_output_is_a_bad_request() -> None:
+    """A transcript whose result answers no call is rejected, and surfaces as bad_request."""
+    messages = exchange(NOT_FOUND)
+    messages[2] = ToolResultsMessage((ToolResult("call_ZZ", "read_measurement", NOT_FOUND),))
+    with FakeOpenAIResponsesServer([turn("no")]) as server, pytest.raises(ProviderError) as caught:
+        run(model_for(server).request(ModelRequest(messages)))
+    assert (caught.value.kind, caught.value.status) == ("bad_request", 400)
+
+
+def test_running_out_of_turns_is_a_server_error() -> None:
+    """A request past the script is a 500 with a clear message, not retried."""
+    with FakeOpenAIResponsesServer([]) as server, pytest.raises(ProviderError) as caught:
+        run(model_for(server).request(ModelRequest([UserMessage("hola")])))
+    assert caught.value.kind == "server"
+    assert len(server.requests) == 1
+
+
+def test_wrong_key_is_auth_and_the_key_never_shows() -> None:
+    """A 401 becomes kind ``auth``; neither key appears in the error."""
+    with FakeOpenAIResponsesServer([turn("no")], api_key="right-key") as server:
+        model = OpenAIResponsesModel(MODEL, api_key="wrong-key", base_url=server.base_url + "/v1")
+        with pytest.raises(ProviderError) as caught:
+            run(model.request(ModelRequest([UserMessage("hola")])))
+    assert (caught.value.kind, caught.value.status) == ("auth", 401)
+    assert "wrong-key" not in str(caught.value)
+    assert "right-key" not in str(caught.value)
+
+
+def test_missing_key_is_auth_without_a_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key anywhere: an ``auth`` error before anything is sent."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAIResponsesServer([turn("no")]) as server:
+        model = OpenAIResponsesModel(MODEL, base_url=server.base_url + "/v1")
+        with pytest.raises(ProviderError) as caught:
+            run(model.request(ModelRequest([UserMessage("hola")])))
+        assert server.requests == []
+    assert caught.value.kind == "auth"
+
+
+def test_unreachable_server_is_a_connection_error() -> None:
+    """A closed port is a ``ProviderConnectionError``, for requests and streams alike."""
+    with FakeOpenAIResponsesServer([]) as server:
+        url = server.base_url
+    model = OpenAIResponsesModel(MODEL, api_key="k", base_url=url + "/v1", timeout=2, max_retries=0)
+    with pytest.raises(ProviderConnectionError) as caught:
+        run(model.request(ModelRequest([UserMessage("hola")])))
+    assert caught.value.kind == "connection"
+    with pytest.raises(ProviderConnectionError):
+        run(collect(model.stream(ModelRequest([UserMessage("hola")]))))
+
+
+# -- malformed responses (property-based) --------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+arguments = st.dictionaries(st.text(max_size=8), json_values, max_size=4)
+
+
+@st.composite
+def argument_text(draw: st.DrawFn) -> str:
+    """Argument JSON, possibly cut somewhere."""
+    text = json.dumps(draw(arguments))
+    return text[: draw(st.integers(0, len(text)))]
+
+
+content_parts = st.one_of(
+    st.fixed_dictionaries({"type": st.just("output_text"), "text": st.text(max_size=30)}),
+    st.fixed_dictionaries({"type": st.just("refusal"), "refusal": st.text(max_size=30)}),
+    st.fixed_dictionaries({"type": st.text(max_size=10), "text": json_values}),
+    json_values,
+)
+items = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "type": st.just("message"),
+            "role": st.just("assistant"),
+            "content": st.lists(content_parts, max_size=3),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("function_call"),
+            "call_id": st.text(min_size=1, max_size=12),
+            "name": st.just("read_measurement"),
+            "arguments": argument_text() | json_values,
+        },
+        optional={"id": json_values},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("function_call"), "name": st.just("x"), "arguments": st.just("{}")}
+    ),
+    st.just(REASONING),
+    st.fixed_dictionaries({"type": st.text(max_size=12), "payload": json_values}),
+    json_values,
+)
+responses = st.one_of(
+    st.fixed_dictionaries(
+        {"output": st.lists(items, max_size=5)},
+        optional={
+            "status": st.sampled_from(["completed", "incomplete", "failed", "in_progress"])
+            | json_values,
+            "incomplete_details": st.fixed_dictionaries(
+                {"reason": st.sampled_from(["max_output_tokens", "content_filter"])}
+            )
+            | json_values,
+            "error": st.fixed_dictionaries(
+                {"code": st.sampled_from(["server_error", "invalid_prompt"])}
+            )
+            | json_values,
+            "id": json_values,
+            "model": json_values,
+        },
+    ),
+    json_values,
+)
+
+
+def parsed_or_error(response: Any) -> AssistantMessage | ProviderError:
+    """``parse_response``'s turn, or the ``ProviderError`` it raised."""
+    try:
+        return parse_response(response)
+    except ProviderError as exc:
+        return exc
+
+
+@settings(max_examples=150, deadline=None)
+@given(responses)
+def test_parse_response_never_crashes(response: Any) -> None:
+    """Malformed responses give a clear ``ProviderError`` (``bad_response``, or the failure's
+    own kind for ``status: failed``), or calls whose bad arguments are ``None``."""
+    parsed = parsed_or_error(response)
+    if isinstance(parsed, ProviderError):
+        assert parsed.provider == "openai"
+        failed = isinstance(response, dict) and response.get("status") == "failed"
+        assert parsed.kind == "bad_response" or failed
+        return
+    for part in parsed.tool_calls:
+        assert part.call_id
+        assert part.raw_arguments is not None
+        assert part.arguments is None or isinstance(part.arguments, dict)
+
+
+@settings(max_examples=60, deadline=None)
+@given(arguments, st.data())
+def test_truncated_argument_json_is_never_parsed_into_a_call(
+    args: dict[str, Any], data: st.DataObject
+) -> None:
+    """Any prefix of the argument JSON yields ``arguments=None`` unless it is a whole object."""
+    text = json.dumps(args)
+    cut = text[: data.draw(st.integers(0, len(text)))]
+    item = {"type": "function_call", "call_id": "call_1", "name": "save_memory", "arguments": cut}
+    (parsed,) = parse_response({"output": [item], "status": "incomplete"}).tool_calls
+    assert parsed.raw_arguments == cut
+    if parsed.arguments is not None:
+        assert json.loads(cut) == parsed.arguments
+
+
+def sse_events(turn_: AssistantMessage) -> list[dict[str, Any]]:
+    """The event objects the fake server streams for ``turn_``."""
+    from surefoot.testing._fake_openai_responses import response_payload, stream_events
+
+    payload = response_payload(turn_, {"model": MODEL, "input": []}, number=1)
+    raw = b"".join(stream_events(payload)).decode()
+    return [json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: ")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_a_stream_cut_anywhere_is_a_bad_response(data: st.DataObject) -> None:
+    """A stream that stops before its final event is a ``bad_response``, never a turn."""
+    events = sse_events(RICH_TURN)
+    keep = data.draw(st.integers(0, len(events) - 1))
+    state = _ResponseStream()
+    for event in events[:keep]:
+        state.feed(event)
+    with pytest.raises(ProviderError) as caught:
+        state.result()
+    assert caught.value.kind == "bad_response"
+
+
+def test_huge_text_parses() -> None:
+    """A response with megabytes of text is parsed whole."""
+    text = "ñ" * 2_000_000
+    message = {"type": "message", "content": [{"type": "output_text", "text": text}]}
+    assert parse_response({"output": [message], "status": "completed"}).text == text
+
+
+def test_unknown_item_type_is_a_bad_response() -> None:
+    """An item type the adapter does not know is reported, never silently dropped."""
+    with pytest.raises(ProviderError) as caught:
+        parse_response(
+            {"output": [{"type": "web_search_call", "id": "ws_1"}], "status": "completed"}
+        )
+    assert caught.value.kind == "bad_response"
+
+
+@pytest.mark.parametrize(
+    ("response", "finish"),
+    [
+        ({"status": "completed"}, "end_turn"),
+        (
+            {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}},
+            "max_tokens",
+        ),
+        ({"status": "incomplete", "incomplete_details": {"reason": "content_filter"}}, "refusal"),
+    ],
+)
+def test_status_maps_to_finish(response: dict[str, Any], finish: str) -> None:
+    """``incomplete`` maps by its reason; a finished response without calls ends the turn."""
+    assert parse_response({**response, "output": []}).finish == finish
+
+
+def test_failed_response_carries_its_kind() -> None:
+    """``status: failed`` with ``rate_limit_exceeded`` is a rate-limit ``ProviderError``."""
+    with pytest.raises(ProviderError) as caught:
+        parse_response({"status": "failed", "error": {"code": "rate_limit_exceeded"}, "output": []})
+    assert caught.value.kind == "rate_limit"
+
+
+# -- replay across providers ---------------------------------------------------------------
+
+
+def test_transcript_recorded_on_anthropic_replays_to_openai_with_every_mark() -> None:
+    """A conversation recorded on Anthropic (``toolu_`` ids, a thinking block) continues on
+    OpenAI Responses: the strict server accepts it, thinking is dropped, and each output is
+    exactly the outcome's wire text with nothing added."""
+    thinking = {"type": "thinking", "thinking": "Miro.", "signature": "c2ln"}
+    script = [
+        AssistantMessage(
+            (
+                ReasoningPart("anthropic", thinking),
+                ToolCall("toolu_01XyZ", "read_measurement", {"date": "2020-01-02"}),
+                ToolCall("toolu_01Abc", "read_memory", {"key": "nota"}),
+            ),
+            finish="tool_use",
+        ),
+        turn("No hay registro el 2020-01-02; tu nota dice eso."),
+    ]
+    journal = MemoryJournal()
+    with FakeAnthropicServer(script) as anthropic_server:
+        recorder = AnthropicModel("claude-test", api_key="k", base_url=anthropic_server.base_url)
+        agent = Agent(model=recorder, tools=coach_tools([]), journal=journal)
+        recorded = run(agent.run_turn(QUESTION))
+        anthropic_server.assert_consumed()
+    history = journal.load(recorded.conversation_id)
+    results = [r for m in history if isinstance(m, ToolResultsMessage) for r in m.results]
+    assert [type(r.outcome) for r in results] == [ToolError, Ok]
+
+    with FakeOpenAIResponsesServer([turn("Sigo aquí.")]) as server:
+        request = ModelRequest(
+            [*history, UserMessage("¿Y el 2020-01-01?")], coach_tools([]).specs()
+        )
+        run(model_for(server).request(request))
+        body = server.requests[0].body
+    assert "thinking" not in json.dumps(body)
+    calls = [i for i in body["input"] if i["type"] == "function_call"]
+    outputs = [i for i in body["input"] if i["type"] == "function_call_output"]
+    assert [c["call_id"] for c in calls] == ["toolu_01XyZ", "toolu_01Abc"]
+    assert [o["call_id"] for o in outputs] == ["toolu_01XyZ", "toolu_01Abc"]
+    for output, result in zip(outputs, results, strict=True):
+        assert set(output) == {"type", "call_id", "output"}
+        assert output["output"] == to_wire_text(result.outcome)
+        assert (json.loads(output["output"]).get("kind") == "tool_error") is isinstance(
+            result.outcome, ToolError
+        )
