@@ -287,8 +287,7 @@ class Executor:
             self._diagnose(result, ctx)
             outcome = self._after_failure(tool, key, arguments, ctx, state.lang)
         else:
-            outcome = result
-            self._settle(key, ctx, outcome)
+            outcome = self._settle(tool, key, ctx, result)
         return self._finish(call, outcome, state, executed=True, key=key, fp=prep.fingerprint)
 
     async def _invoke(
@@ -322,12 +321,34 @@ class Executor:
 
     # -- the ledger's side of a write --------------------------------------------------------
 
-    def _settle(self, key: str, ctx: ToolContext, outcome: Outcome) -> None:
+    def _settle(self, tool: Tool, key: str, ctx: ToolContext, outcome: Outcome) -> Outcome:
+        """Record the handler's outcome; report success only if the ledger agrees."""
         if isinstance(outcome, Ok):
-            if not ctx._committed_in_tx:
-                self.ledger.finalize(key, ctx.attempt, "committed", result=outcome.data)
-        else:
-            self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(outcome))
+            if ctx._committed_in_tx:
+                return outcome
+            if self.ledger.finalize(key, ctx.attempt, "committed", result=outcome.data):
+                return outcome
+        elif self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(outcome)):
+            return outcome
+        return self._fenced(tool, key, ctx.lang)
+
+    def _fenced(self, tool: Tool, key: str, lang: Lang) -> Outcome:
+        """The claim was taken over while the handler ran: the ledger decides, not us."""
+        entry = self.ledger.get(key)
+        if entry is not None and entry.state == "committed" and entry.result is not None:
+            return Ok(entry.result)
+        unknown = ToolError(
+            ErrorCode.OUTCOME_UNKNOWN,
+            text(lang, "outcome_unknown", name=tool.name),
+            Recovery.STOP_TURN,
+        )
+        if entry is not None and entry.state == "unknown":
+            return self._reconcile_or_unknown(
+                tool, key, entry.attempt, entry.arguments, unknown, lang
+            )
+        if entry is not None and entry.state == "failed" and entry.error is not None:
+            return from_record(entry.error)
+        return unknown
 
     def _after_failure(
         self, tool: Tool, key: str, arguments: dict[str, Any], ctx: ToolContext, lang: Lang
@@ -390,7 +411,11 @@ class Executor:
         ``unknown`` is decided by the ledger (atomic writes) or the tool's ``reconcile`` hook.
         Writes nobody can decide stay ``unknown``. Returns the entries as they now are."""
         settled: list[LedgerEntry] = []
-        for entry in self.ledger.entries(conversation_id=conversation_id):
+        open_entries = [
+            *self.ledger.entries(conversation_id=conversation_id, state="pending"),
+            *self.ledger.entries(conversation_id=conversation_id, state="unknown"),
+        ]
+        for entry in open_entries:
             current: LedgerEntry | None = entry
             if entry.state == "pending" and entry.lease_expired:
                 current = self.ledger.expire(entry.key)

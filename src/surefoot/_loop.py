@@ -114,6 +114,7 @@ class Agent:
         app_name: str = "surefoot",
         max_rounds: int = 10,
         guard_limit: int = 2,
+        lease_seconds: float = 60.0,
         stream: bool = False,
         ledger: Ledger | None = None,
         journal: Journal | None = None,
@@ -135,6 +136,7 @@ class Agent:
             diagnostics=diagnostics,
             redactor=redactor,
             guard_limit=guard_limit,
+            lease_seconds=lease_seconds,
             app_context=app_context,
         )
         self._specs = tools.specs()

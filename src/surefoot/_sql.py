@@ -111,7 +111,24 @@ class Database:
 
     def migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         """Apply ``migrations`` (each a ``;``-separated script) not yet applied, in order."""
+        try:
+            self._migrate(namespace, migrations)
+        except self._driver_errors() as exc:
+            msg = f"could not migrate the database ({type(exc).__name__})"
+            raise StoreError(msg) from exc
+
+    def _driver_errors(self) -> tuple[type[Exception], ...]:
+        if self.dialect == "sqlite":
+            return (sqlite3.Error,)
+        import psycopg
+
+        return (psycopg.Error,)
+
+    def _migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         with self.transaction() as tx:
+            if self.dialect == "postgresql":
+                # One migrator at a time across processes and hosts; released at commit.
+                tx.execute("SELECT pg_advisory_xact_lock(7300418206)")
             tx.execute(
                 "CREATE TABLE IF NOT EXISTS sf_migrations ("
                 "namespace TEXT NOT NULL, version INTEGER NOT NULL, "
