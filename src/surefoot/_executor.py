@@ -58,12 +58,30 @@ class TurnState:
     """Confirmation decisions by call id (True approved, False denied)."""
 
 
-@dataclass(frozen=True, slots=True)
 class _Prepared:
-    tool: Tool
-    args: BaseModel
-    canonical: str
-    fingerprint: str
+    """A validated call; its canonical form is computed only when something needs it."""
+
+    __slots__ = ("_canonical", "_fingerprint", "args", "tool")
+
+    def __init__(self, tool: Tool, args: BaseModel) -> None:
+        self.tool = tool
+        self.args = args
+        self._canonical: str | None = None
+        self._fingerprint: str | None = None
+
+    @property
+    def canonical(self) -> str:
+        """Canonical JSON of the validated arguments."""
+        if self._canonical is None:
+            self._canonical = canonical_json(self.args.model_dump(mode="json"))
+        return self._canonical
+
+    @property
+    def fingerprint(self) -> str:
+        """Tool + canonical arguments, hashed: the identity of "the same call"."""
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint(self.tool.name, self.canonical)
+        return self._fingerprint
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,25 +130,29 @@ class Executor:
         group: list[tuple[ToolCall, _Prepared]] = []
         for call in calls[len(done) :]:
             if state.stopped:
-                records.extend(await self._flush(group, state))
+                if group:
+                    records.extend(await self._flush(group, state))
                 records.append(self._not_executed(call, state))
                 continue
             prepared = self._prepare(call, state)
             if isinstance(prepared, ToolError):
-                records.extend(await self._flush(group, state))
+                if group:
+                    records.extend(await self._flush(group, state))
                 records.append(self._finish(call, prepared, state, executed=False))
                 continue
             if prepared.tool.effect == "read" and prepared.tool.is_async:
                 group.append((call, prepared))
                 continue
-            records.extend(await self._flush(group, state))
+            if group:
+                records.extend(await self._flush(group, state))
             if _stopped(state):
                 records.append(self._not_executed(call, state))
                 continue
             if prepared.tool.confirm and call.call_id not in state.decisions:
                 return BatchResult(tuple(records), pending=call)
             records.append(await self._run_one(call, prepared, state))
-        records.extend(await self._flush(group, state))
+        if group:
+            records.extend(await self._flush(group, state))
         return BatchResult(tuple(records))
 
     async def _flush(
@@ -159,12 +181,13 @@ class Executor:
         *,
         executed: bool,
         key: str | None = None,
-        fp: str | None = None,
+        prep: _Prepared | None = None,
     ) -> CallRecord:
         if isinstance(outcome, ToolError):
             if outcome.recovery is Recovery.STOP_TURN:
                 state.stopped = True
-            if fp is not None and outcome.code != ErrorCode.NOT_EXECUTED:
+            if prep is not None and outcome.code != ErrorCode.NOT_EXECUTED:
+                fp = prep.fingerprint
                 _, count, _ = state.failures.get(fp, ("", 0, outcome))
                 state.failures[fp] = (outcome.code, count + 1, outcome)
         return CallRecord(call, outcome, executed=executed, key=key)
@@ -196,12 +219,12 @@ class Executor:
         if not isinstance(validated, BaseModel):
             raw_fp = fingerprint(tool.name, "raw:" + canonical_json(raw))
             return self._guarded(raw_fp, self._invalid(tool, validated, lang), state)
-        canonical = canonical_json(validated.model_dump(mode="json"))
-        fp = fingerprint(tool.name, canonical)
-        guard = self._guard(fp, state)
-        if guard is not None:
-            return guard
-        return _Prepared(tool, validated, canonical, fp)
+        prepared = _Prepared(tool, validated)
+        if state.failures:  # only a turn with a failure on record can repeat one
+            guard = self._guard(prepared.fingerprint, state)
+            if guard is not None:
+                return guard
+        return prepared
 
     def _invalid(self, tool: Tool, details: tuple[Detail, ...], lang: Lang) -> ToolError:
         return ToolError(
@@ -242,7 +265,7 @@ class Executor:
             denied = ToolError(
                 ErrorCode.DENIED, text(state.lang, "denied"), Recovery.CHOOSE_ALTERNATIVE
             )
-            return self._finish(call, denied, state, executed=False, fp=prep.fingerprint)
+            return self._finish(call, denied, state, executed=False, prep=prep)
         ctx = ToolContext(call.call_id, tool.name, state.conversation_id, state.lang, app=self._app)
         if tool.effect == "read":
             outcome = await self._invoke(tool, prep, ctx)
@@ -253,7 +276,7 @@ class Executor:
                     text(state.lang, "unavailable", name=tool.name),
                     Recovery.CHOOSE_ALTERNATIVE,
                 )
-            return self._finish(call, outcome, state, executed=True, fp=prep.fingerprint)
+            return self._finish(call, outcome, state, executed=True, prep=prep)
         return await self._run_write(call, prep, state, ctx)
 
     async def _run_write(
@@ -280,7 +303,7 @@ class Executor:
         )
         if not claim.owned:
             outcome = self._settled(tool, claim.entry, prep, state.lang)
-            return self._finish(call, outcome, state, executed=False, key=key, fp=prep.fingerprint)
+            return self._finish(call, outcome, state, executed=False, key=key, prep=prep)
         ctx.key, ctx.attempt, ctx._ledger = key, claim.entry.attempt, self.ledger
         result = await self._invoke(tool, prep, ctx)
         if isinstance(result, BaseException):
@@ -288,12 +311,12 @@ class Executor:
             outcome = self._after_failure(tool, key, arguments, ctx, state.lang)
         else:
             outcome = self._settle(tool, key, ctx, result)
-        return self._finish(call, outcome, state, executed=True, key=key, fp=prep.fingerprint)
+        return self._finish(call, outcome, state, executed=True, key=key, prep=prep)
 
     async def _invoke(
         self, tool: Tool, prep: _Prepared, ctx: ToolContext
     ) -> Outcome | BaseException:
-        kwargs = {name: getattr(prep.args, name) for name in type(prep.args).model_fields}
+        kwargs = prep.args.__dict__  # the validated field values, by name
         try:
             if tool.is_async:
                 value = await (

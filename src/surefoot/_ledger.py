@@ -105,9 +105,12 @@ class Ledger(Protocol):
         ...
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
     """Canonical JSON: sorted keys, compact, so equal arguments give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def fingerprint(tool: str, canonical_arguments: str) -> str:

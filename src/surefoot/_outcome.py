@@ -22,11 +22,13 @@ explicit even for data that looks like an envelope.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Literal
 
 ENVELOPE_KIND: Final = "tool_error"
+_CODE: Final = re.compile(r"[a-z][a-z0-9_]*")
 ENVELOPE_VERSION: Final = 1
 
 
@@ -97,7 +99,7 @@ class ToolError:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", str(self.code))
-        if not self.code or not self.code.replace("_", "").isalnum() or not self.code.islower():
+        if not _CODE.fullmatch(self.code):
             msg = f"error code must be snake_case, got {self.code!r}"
             raise ValueError(msg)
         if not self.message.strip():
@@ -145,9 +147,12 @@ def to_wire(outcome: Outcome) -> dict[str, Any]:
     return envelope
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps(value: Any) -> str:
     """The one JSON serialization used for everything a model sees (compact, UTF-8 kept)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def to_wire_text(outcome: Outcome) -> str:
@@ -170,24 +175,33 @@ def from_record(record: dict[str, Any]) -> Outcome:
 
 
 def envelope_to_error(envelope: dict[str, Any]) -> ToolError:
-    """Parse a version-1 error envelope. Raises ``ValueError`` if it is not one."""
+    """Parse a version-1 error envelope. Raises ``ValueError`` if it is not a valid one."""
     if envelope.get("kind") != ENVELOPE_KIND or envelope.get("is_error") is not True:
         msg = "not a tool_error envelope"
         raise ValueError(msg)
     if envelope.get("version") != ENVELOPE_VERSION:
         msg = f"unsupported envelope version {envelope.get('version')!r}"
         raise ValueError(msg)
-    recovery = Recovery(envelope["recovery"])
+    try:
+        recovery = Recovery(envelope["recovery"])
+        code, message = envelope["error"], envelope["message"]
+        raw_details = envelope.get("details", ())
+        if not isinstance(code, str) or not isinstance(message, str):
+            raise TypeError
+        details = tuple(_detail_from(d) for d in raw_details)
+    except (KeyError, TypeError, AttributeError) as exc:
+        msg = "an envelope needs error, message and recovery, and well-formed details"
+        raise ValueError(msg) from exc
     if envelope.get("recoverable") is not (recovery is not Recovery.STOP_TURN):
         msg = "recoverable must be false exactly when recovery is stop_turn"
         raise ValueError(msg)
-    details = tuple(
-        Detail(field=str(d["field"]), problem=str(d["problem"]), expected=d.get("expected"))
-        for d in envelope.get("details", ())
-    )
-    return ToolError(
-        code=str(envelope["error"]),
-        message=str(envelope["message"]),
-        recovery=recovery,
-        details=details,
-    )
+    return ToolError(code=code, message=message, recovery=recovery, details=details)
+
+
+def _detail_from(data: Any) -> Detail:
+    if not isinstance(data, dict):
+        raise TypeError
+    expected = data.get("expected")
+    if expected is not None and not isinstance(expected, str):
+        raise TypeError
+    return Detail(field=str(data["field"]), problem=str(data["problem"]), expected=expected)

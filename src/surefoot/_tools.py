@@ -25,8 +25,8 @@ import datetime as dt
 import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, get_type_hints, overload
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, get_args, get_type_hints, overload
 
 import pydantic
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
@@ -83,7 +83,6 @@ class Tool:
     reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None
     wants_context: bool = False
     is_async: bool = False
-    _field_names: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
     def from_function(
@@ -126,7 +125,6 @@ class Tool:
             reconcile=reconcile,
             wants_context=wants_context,
             is_async=inspect.iscoroutinefunction(func),
-            _field_names=tuple(model.model_fields),
         )
 
     def spec(self) -> ToolSpec:
@@ -143,7 +141,7 @@ class Tool:
         try:
             return self.arguments.model_validate(arguments)
         except ValidationError as exc:
-            return tuple(_detail(err, self._field_names) for err in exc.errors())
+            return tuple(_detail(err, self.arguments) for err in exc.errors())
 
     @property
     def annotations(self) -> dict[str, bool]:
@@ -223,8 +221,35 @@ _EXPECTED = {
 }
 
 
-def _detail(err: Any, fields: tuple[str, ...]) -> Detail:
+def _fields_at(model: type[BaseModel], path: tuple[Any, ...]) -> tuple[str, ...]:
+    """The field names of the (nested) object at ``path`` inside ``model``'s arguments."""
+    current: Any = model
+    for part in path:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return ()
+        info = current.model_fields.get(str(part))
+        current = _model_in(info.annotation) if info is not None else None
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return tuple(current.model_fields)
+    return ()
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside ``annotation`` (through lists, optionals, Annotated)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _detail(err: Any, model: type[BaseModel]) -> Detail:
     loc = ".".join(str(part) for part in err.get("loc", ()) if part != "__root__")
+    fields = _fields_at(model, tuple(err.get("loc", ()))[:-1])
     kind = str(err.get("type", ""))
     ctx = err.get("ctx") or {}
     expected = _EXPECTED.get(kind)
