@@ -44,7 +44,9 @@ _READ: Final = re.compile(
     re.IGNORECASE,
 )
 _LIST: Final = re.compile(r"\b(lista|listar|liste|list|todas|todos|all)\b", re.IGNORECASE)
-_DELETE: Final = re.compile(r"\b(borra|borrar|elimina|apaga|apague|apagar|exclua|delete|remove)\b", re.IGNORECASE)
+_DELETE: Final = re.compile(
+    r"\b(borra|borrar|elimina|apaga|apague|apagar|exclua|delete|remove)\b", re.IGNORECASE
+)
 _NOTE: Final = re.compile(r"\b(nota|notas|note|notes|memoria|memória|memory)\b", re.IGNORECASE)
 _WEIGHT_WORD: Final = re.compile(r"\b(peso|weight|medidas|measurements?)\b", re.IGNORECASE)
 _FALLBACK: Final = re.compile(

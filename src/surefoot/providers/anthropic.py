@@ -21,15 +21,12 @@ The SDK's exceptions are translated into ``ProviderError`` at exactly one place
 
 from __future__ import annotations
 
-import functools
-import importlib
 import json
 import os
-import ssl
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, assert_never
 
-from .._exceptions import ProviderConnectionError, ProviderError
+from .._exceptions import ProviderError
 from .._messages import (
     AssistantMessage,
     AssistantPart,
@@ -48,6 +45,22 @@ from .._messages import (
 )
 from .._model import ResponseDone, StreamEvent, TextDelta
 from .._outcome import ToolError, to_wire_text
+from ._common import (
+    API_MESSAGES,
+    BILLING_IS_AUTH,
+    CallIds,
+    SDKModel,
+    bad_response,
+    client_for_request,
+    connection_error,
+    credentials_error,
+    decode_json,
+    http_errors,
+    json_object,
+    kind_for_status,
+    tls_context,
+    token_counts,
+)
 from ._ids import wire_id
 
 if TYPE_CHECKING:
@@ -92,7 +105,7 @@ def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict
 
 def build_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The wire ``messages``: one entry per role turn, same-role neighbours merged."""
-    ids = _CallIds()
+    ids = CallIds(wire_id)
     wire: list[dict[str, Any]] = []
     for message in messages:
         role, blocks = _blocks(message, ids)
@@ -105,39 +118,7 @@ def build_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return wire
 
 
-class _CallIds:
-    """Wire ids for one request: inside the API's pattern, unique across the conversation
-    (some servers reuse ``call_0`` every turn), and each result gets its own call's id.
-    Deterministic, so the same transcript always yields the same request."""
-
-    def __init__(self) -> None:
-        self._used: set[str] = set()
-        self._open: list[tuple[str, str]] = []
-
-    def start_turn(self) -> None:
-        """An assistant message begins: its calls are the ones the next results answer."""
-        self._open = []
-
-    def for_call(self, call_id: str) -> str:
-        """The wire id of a call (unique in this request)."""
-        wire, repeat = wire_id(call_id), 0
-        while wire in self._used:
-            repeat += 1
-            wire = wire_id(f"{call_id}#{repeat}")
-        self._used.add(wire)
-        self._open.append((call_id, wire))
-        return wire
-
-    def for_result(self, call_id: str) -> str:
-        """The wire id of the call this result answers (its first unanswered namesake)."""
-        for index, (open_id, wire) in enumerate(self._open):
-            if open_id == call_id:
-                del self._open[index]
-                return wire
-        return wire_id(call_id)
-
-
-def _blocks(message: Message, ids: _CallIds) -> tuple[str, list[dict[str, Any]]]:
+def _blocks(message: Message, ids: CallIds) -> tuple[str, list[dict[str, Any]]]:
     match message:
         case UserMessage(text=text):
             return "user", _text_blocks(text)
@@ -157,7 +138,7 @@ def _text_blocks(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}] if text.strip() else []
 
 
-def _assistant_block(part: AssistantPart, ids: _CallIds) -> dict[str, Any] | None:
+def _assistant_block(part: AssistantPart, ids: CallIds) -> dict[str, Any] | None:
     match part:
         case TextPart(text=text):
             return {"type": "text", "text": text} if text.strip() else None
@@ -174,7 +155,7 @@ def _assistant_block(part: AssistantPart, ids: _CallIds) -> dict[str, Any] | Non
             assert_never(part)
 
 
-def _result_block(result: ToolResult, ids: _CallIds) -> dict[str, Any]:
+def _result_block(result: ToolResult, ids: CallIds) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": ids.for_result(result.call_id),
@@ -217,10 +198,7 @@ def parse_response(message: object, *, model: str | None = None) -> AssistantMes
 
 def parse_usage(message: object) -> dict[str, int]:
     """The token counts of a ``message`` object (empty when it has none)."""
-    usage = message.get("usage") if isinstance(message, dict) else None
-    if not isinstance(usage, dict):
-        return {}
-    return {k: v for k in _USAGE_KEYS if type(v := usage.get(k)) is int}
+    return token_counts(message, {key: key for key in _USAGE_KEYS})
 
 
 def _part(block: object) -> AssistantPart:
@@ -253,16 +231,8 @@ def _arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
     if isinstance(value, dict):
         return value, None
     if isinstance(value, str):
-        return _json_object(value), value
+        return json_object(value), value
     return None, json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _finish(stop_reason: object, parts: Sequence[AssistantPart]) -> FinishReason:
@@ -278,7 +248,7 @@ def _object(value: object, problem: str) -> dict[str, Any]:
 
 
 def _bad(problem: str) -> ProviderError:
-    return ProviderError(provider=PROVIDER, status=None, kind="bad_response", safe_message=problem)
+    return bad_response(PROVIDER, problem)
 
 
 # -- streaming -----------------------------------------------------------------------------
@@ -352,7 +322,7 @@ class _MessageStream:
         if block is None or not pieces or not "".join(pieces):
             return
         text = "".join(pieces)
-        parsed = _json_object(text)
+        parsed = json_object(text)
         block["input"] = parsed if parsed is not None else text
 
     def _message_delta(self, event: dict[str, Any]) -> None:
@@ -385,13 +355,15 @@ def _text(data: dict[str, Any], key: str) -> str:
 # -- the model -----------------------------------------------------------------------------
 
 
-class AnthropicModel:
+class AnthropicModel(SDKModel):
     """A ``Model`` over the Anthropic Messages API.
 
     Each request uses its own SDK client (closed when the request ends), so the model can be
     shared across event loops and leaves no connection behind. The SDK retries model requests
     with its normal policy (``max_retries``, 2 by default); tools are never retried.
     """
+
+    _provider = PROVIDER
 
     def __init__(
         self,
@@ -403,48 +375,34 @@ class AnthropicModel:
         max_tokens: int = 1024,
         max_retries: int = 2,
     ) -> None:
-        self._model = model
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout
-        self._max_tokens = max_tokens
-        self._max_retries = max_retries
-
-    @property
-    def provider(self) -> str:
-        """Always ``anthropic``."""
-        return PROVIDER
-
-    @property
-    def model_name(self) -> str:
-        """The model's name as Anthropic knows it."""
-        return self._model
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_tokens=max_tokens,
+            max_retries=max_retries,
+        )
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Answer one request with one ``messages.create`` call."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
-        try:
-            async with self._client() as client:
-                raw = await client.messages.with_raw_response.create(**body)
-                content = await raw.read()
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
-        return _response(_decode(content), self._model)
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            raw = await client.messages.with_raw_response.create(**body)
+            content = await raw.read()
+        return _response(decode_json(content, PROVIDER), self._model)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Text deltas as they arrive, then the complete response."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
         state = _MessageStream()
-        try:
-            async with self._client() as client:
-                events = await client.messages.create(**body, stream=True)
-                async with events:
-                    async for event in events:
-                        text = state.feed(event.to_dict(mode="json", warnings=False))
-                        if text:
-                            yield TextDelta(text)
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            events = await client.messages.create(**body, stream=True)
+            async with events:
+                async for event in events:
+                    text = state.feed(event.to_dict(mode="json", warnings=False))
+                    if text:
+                        yield TextDelta(text)
         yield ResponseDone(_response(state.result(), self._model))
 
     def _client(self) -> anthropic.AsyncAnthropic:
@@ -452,26 +410,14 @@ class AnthropicModel:
 
         api_key = self._api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not api_key and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
-            raise ProviderError(
-                provider=PROVIDER,
-                status=None,
-                kind="auth",
-                safe_message="no API key: pass api_key or set ANTHROPIC_API_KEY",
-            )
+            raise credentials_error(PROVIDER, "no API key: pass api_key or set ANTHROPIC_API_KEY")
         return anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=self._base_url,
             timeout=self._timeout,
-            max_retries=self._max_retries,
-            http_client=anthropic.DefaultAsyncHttpxClient(verify=_tls_context()),
+            max_retries=self._retries(anthropic.DEFAULT_MAX_RETRIES),
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context()),
         )
-
-
-def _decode(content: bytes) -> object:
-    try:
-        return json.loads(content)
-    except (ValueError, RecursionError):
-        raise _bad("the response body is not JSON") from None
 
 
 def _response(data: object, model: str) -> ModelResponse:
@@ -493,38 +439,13 @@ _KIND_BY_ERROR_TYPE: Final = {
     "timeout_error": "server",
 }
 
-_SAFE_MESSAGES: Final = {
-    "auth": "the API key was rejected or lacks permission",
-    "rate_limit": "requests are being rate-limited",
-    "overloaded": "the API is overloaded",
-    "bad_request": "the API rejected the request as invalid",
-    "server": "the API failed to answer",
-    "bad_response": "the API answered with an error",
-}
-
 
 def _sdk_errors() -> tuple[type[Exception], ...]:
     """The exceptions ``_translate`` handles: the SDK's, and its HTTP library's transport
     errors (the SDK lets those escape while a stream is being read)."""
     import anthropic
 
-    return (anthropic.AnthropicError, _http_library().TransportError)
-
-
-def _http_library() -> Any:
-    """The HTTP library under the SDK (``httpx``, or ``httpx2`` in newer SDKs)."""
-    import anthropic
-
-    base = anthropic.DefaultAsyncHttpxClient.__mro__[1]
-    return importlib.import_module(base.__module__.partition(".")[0])
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The HTTP library's default TLS context, built once: loading the CA store costs more
-    than the rest of a request to a local server."""
-    context: ssl.SSLContext = _http_library().create_ssl_context()
-    return context
+    return (anthropic.AnthropicError, *http_errors("TransportError"))
 
 
 def _translate(exc: Exception) -> ProviderError:
@@ -534,38 +455,17 @@ def _translate(exc: Exception) -> ProviderError:
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         error_type = str(exc.type) if exc.type else ""
-        kind = _KIND_BY_ERROR_TYPE.get(error_type) or _kind_for_status(status)
+        kind = _KIND_BY_ERROR_TYPE.get(error_type) or kind_for_status(status, auth=BILLING_IS_AUTH)
         detail = f", {error_type}" if error_type in _KIND_BY_ERROR_TYPE else ""
-        message = f"{_SAFE_MESSAGES[kind]} (HTTP {status}{detail})"
+        message = f"{API_MESSAGES[kind]} (HTTP {status}{detail})"
         return ProviderError(provider=PROVIDER, status=status, kind=kind, safe_message=message)
     if isinstance(exc, anthropic.APITimeoutError):
-        return _connection("the request timed out")
+        return connection_error(PROVIDER, "the request timed out")
     if isinstance(exc, anthropic.APIConnectionError):
-        return _connection("the API could not be reached")
+        return connection_error(PROVIDER, "the API could not be reached")
     if isinstance(exc, anthropic.AnthropicError):
         return _bad("the SDK could not read the API's answer")
-    return _connection("the connection broke while the response was being read")
-
-
-def _kind_for_status(status: int) -> str:
-    """The ``ProviderError.kind`` for an HTTP error status."""
-    if status in (401, 402, 403):
-        return "auth"
-    if status == 429:
-        return "rate_limit"
-    if status in (503, 529):
-        return "overloaded"
-    if 400 <= status < 500:
-        return "bad_request"
-    if status >= 500:
-        return "server"
-    return "bad_response"
-
-
-def _connection(message: str) -> ProviderConnectionError:
-    return ProviderConnectionError(
-        provider=PROVIDER, status=None, kind="connection", safe_message=message
-    )
+    return connection_error(PROVIDER, "the connection broke while the response was being read")
 
 
 __all__ = ["AnthropicModel", "build_messages", "build_request", "parse_response", "parse_usage"]

@@ -25,14 +25,11 @@ result, so a transcript recorded elsewhere continues here unchanged.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
-import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Final, assert_never
 
-from .._exceptions import ProviderConnectionError, ProviderError
+from .._exceptions import ProviderError
 from .._messages import (
     AssistantMessage,
     AssistantPart,
@@ -50,8 +47,23 @@ from .._messages import (
     UserMessage,
 )
 from .._model import ResponseDone, StreamEvent, TextDelta
-from .._outcome import ToolError, dumps, to_wire
-from ._ids import generated_id, wire_id
+from .._outcome import ToolError, to_wire
+from ._common import (
+    PROVIDER_MESSAGES,
+    ResponseCallIds,
+    SDKModel,
+    bad_response,
+    client_for_request,
+    connection_error,
+    credentials_error,
+    http_errors,
+    json_object,
+    kind_for_status,
+    lenient_arguments,
+    tls_context,
+    token_counts,
+)
+from ._ids import wire_id
 
 PROVIDER: Final = "google"
 
@@ -170,13 +182,13 @@ def _output_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _parts(steps: list[dict[str, Any]], *, seed: str) -> list[AssistantPart]:
     parts: list[AssistantPart] = []
-    ids = _CallIds(seed)
+    ids = ResponseCallIds()
     for step in steps:
         kind = step.get("type")
         if kind == "model_output":
             parts.extend(_output_text(step))
         elif kind == "function_call":
-            parts.append(_call(step, ids))
+            parts.append(_call(step, ids, seed))
         elif kind == "thought":
             parts.append(ReasoningPart(provider=PROVIDER, data=step))
         else:
@@ -202,47 +214,13 @@ def _output_text(step: dict[str, Any]) -> list[TextPart]:
     return parts
 
 
-def _call(step: dict[str, Any], ids: _CallIds) -> ToolCall:
+def _call(step: dict[str, Any], ids: ResponseCallIds, seed: str) -> ToolCall:
     name = step.get("name")
     if not isinstance(name, str) or not name:
         raise _bad("a function_call step has no name")
-    arguments, raw = _arguments(step.get("arguments"))
-    return ToolCall(
-        call_id=ids.take(step.get("id"), name), name=name, arguments=arguments, raw_arguments=raw
-    )
-
-
-def _arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
-    """(parsed object, raw text): an object as is; text parsed; anything else unparseable."""
-    if value is None:
-        return {}, None
-    if isinstance(value, dict):
-        return value, None
-    if not isinstance(value, str):
-        return None, dumps(value)
-    if not value.strip():
-        return {}, value
-    try:
-        parsed = json.loads(value)
-    except (ValueError, RecursionError):
-        return None, value
-    return (parsed, value) if isinstance(parsed, dict) else (None, value)
-
-
-class _CallIds:
-    """Provider ids when present and unique in the response; generated, stable ones if not."""
-
-    def __init__(self, seed: str) -> None:
-        self._seed = seed
-        self._seen: set[str] = set()
-
-    def take(self, raw: object, name: str) -> str:
-        index = len(self._seen)
-        call_id = raw if isinstance(raw, str) and raw and raw not in self._seen else None
-        if call_id is None:
-            call_id = generated_id(f"{self._seed}\x00{name}", index)
-        self._seen.add(call_id)
-        return call_id
+    arguments, raw = lenient_arguments(step.get("arguments"))
+    call_id = ids.take(step.get("id"), f"{seed}\x00{name}")
+    return ToolCall(call_id=call_id, name=name, arguments=arguments, raw_arguments=raw)
 
 
 _FINISH_BY_STATUS: Final[dict[str, FinishReason]] = {
@@ -268,20 +246,11 @@ def _finish(
     raise _bad("the interaction has no usable status")
 
 
-def _usage(data: dict[str, Any]) -> dict[str, int]:
-    usage = data.get("usage")
-    if not isinstance(usage, dict):
-        return {}
-    names = {"input_tokens": "total_input_tokens", "output_tokens": "total_output_tokens"}
-    return {
-        ours: usage[theirs]
-        for ours, theirs in names.items()
-        if isinstance(usage.get(theirs), int) and not isinstance(usage.get(theirs), bool)
-    }
+_USAGE: Final = {"input_tokens": "total_input_tokens", "output_tokens": "total_output_tokens"}
 
 
 def _bad(message: str) -> ProviderError:
-    return ProviderError(provider=PROVIDER, status=None, kind="bad_response", safe_message=message)
+    return bad_response(PROVIDER, message)
 
 
 def _str(value: object) -> str:
@@ -405,11 +374,8 @@ def _index(event: dict[str, Any]) -> int:
 
 def _joined(pieces: Sequence[str]) -> object:
     text = "".join(pieces)
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-    return parsed if isinstance(parsed, dict) else text
+    parsed = json_object(text)
+    return parsed if parsed is not None else text
 
 
 _EVENT_HANDLERS: Final[dict[str, Callable[[StreamAssembler, dict[str, Any]], str | None]]] = {
@@ -425,130 +391,58 @@ _EVENT_HANDLERS: Final[dict[str, Callable[[StreamAssembler, dict[str, Any]], str
 # -- the model -----------------------------------------------------------------------------
 
 
-class GoogleInteractionsModel:
-    """A Gemini model behind the Interactions API (``google-genai``)."""
+class GoogleInteractionsModel(SDKModel):
+    """A Gemini model behind the Interactions API (``google-genai``).
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float = 120.0,
-        max_tokens: int = 1024,
-        max_retries: int | None = None,
-    ) -> None:
-        """``max_retries`` None keeps the SDK's own retry policy (model calls may retry)."""
-        self._model = model
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout
-        self._max_tokens = max_tokens
-        self._max_retries = max_retries
-        self._clients = _LoopClients(self._make_client, lambda client: client.aio.aclose())
+    Each request uses its own SDK client (closed when the request ends), so the model can be
+    shared across event loops and leaves no connection behind.
+    """
 
-    @property
-    def provider(self) -> str:
-        """``google``."""
-        return PROVIDER
-
-    @property
-    def model_name(self) -> str:
-        """The Gemini model name."""
-        return self._model
+    _provider = PROVIDER
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One interaction, answered as a whole."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
-        interactions = (await self._clients.get()).aio.interactions
-        try:
-            data = _as_dict(await interactions.create(**body))
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            data = _as_dict(await client.interactions.create(**body))
         return self._response(data)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """One interaction over SSE: text deltas as they arrive, then the response."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
-        interactions = (await self._clients.get()).aio.interactions
         assembler = StreamAssembler()
-        try:
-            events = await interactions.create(**body, stream=True)
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            events = await client.interactions.create(**body, stream=True)
             async with events:  # closed even when the caller stops early or parsing fails
                 async for event in events:
                     text = assembler.feed(_as_dict(event))
                     if text:
                         yield TextDelta(text)
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
         yield ResponseDone(self._response(assembler.result()))
 
     def _response(self, data: dict[str, Any]) -> ModelResponse:
-        message = parse_response(data)
-        if message.model is None:
-            message = AssistantMessage(
-                parts=message.parts,
-                finish=message.finish,
-                provider=message.provider,
-                model=self._model,
-                provider_details=message.provider_details,
-            )
-        return ModelResponse(message, _usage(data))
+        return ModelResponse(self._with_model(parse_response(data)), token_counts(data, _USAGE))
 
-    def _make_client(self) -> Any:
+    def _client(self) -> Any:
+        """The SDK's async client (``genai.Client().aio``); ``async with`` closes it."""
         from google import genai
         from google.genai import types
 
         key = self._api_key or os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY")
         if not key:
-            raise ProviderError(
-                provider=PROVIDER,
-                status=None,
-                kind="auth",
-                safe_message="no API key is configured (set GEMINI_API_KEY)",
-            )
+            raise credentials_error(PROVIDER, "no API key is configured (set GEMINI_API_KEY)")
         retry = None
         if self._max_retries is not None:
             retry = types.HttpRetryOptions(attempts=self._max_retries + 1)
         options = types.HttpOptions(
-            base_url=self._base_url, timeout=int(self._timeout * 1000), retry_options=retry
+            base_url=self._base_url,
+            timeout=int(self._timeout * 1000),
+            retry_options=retry,
+            # The SDK builds a TLS context for each client unless given one: ``verify`` for
+            # its HTTP client, ``ssl`` for its websockets.
+            async_client_args={"verify": tls_context(), "ssl": tls_context()},
         )
-        return genai.Client(api_key=key, vertexai=False, http_options=options)
-
-
-class _LoopClients:
-    """One SDK client per running event loop, closed when that loop shuts down.
-
-    An SDK client's connection pool belongs to the loop it was opened in, and callers of
-    ``asyncio.run`` get a fresh loop each time. Each client is paired with an async
-    generator parked at its first ``yield``: ``asyncio.run`` (and any loop shut down
-    properly) finalizes pending async generators, whose ``finally`` closes the client, so
-    no socket outlives its loop and connections are reused within it.
-    """
-
-    def __init__(self, make: Callable[[], Any], close: Callable[[Any], Awaitable[object]]) -> None:
-        self._make = make
-        self._close = close
-        self._by_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[Any, AsyncIterator[None]]
-        ] = weakref.WeakKeyDictionary()
-
-    async def get(self) -> Any:
-        """The client for the running loop (made on first use)."""
-        loop = asyncio.get_running_loop()
-        entry = self._by_loop.get(loop)
-        if entry is None:
-            client = self._make()
-            closer = self._closer(client)
-            await anext(closer)
-            entry = self._by_loop[loop] = (client, closer)
-        return entry[0]
-
-    async def _closer(self, client: Any) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await self._close(client)
+        return genai.Client(api_key=key, vertexai=False, http_options=options).aio
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -573,31 +467,8 @@ def _sdk_errors() -> tuple[type[BaseException], ...]:
         _interactions.GeminiNextGenAPIClientError,
         errors.APIError,
         errors.ContinuationInterruptedError,
-        *_http_errors("HTTPError"),
+        *http_errors("HTTPError"),
     )
-
-
-def _http_errors(name: str) -> tuple[type[BaseException], ...]:
-    """``name`` from httpx and, when installed, httpx2 (the SDK may run on either)."""
-    import importlib
-
-    found: list[type[BaseException]] = []
-    for module in ("httpx", "httpx2"):
-        try:
-            found.append(getattr(importlib.import_module(module), name))
-        except ImportError:
-            continue
-    return tuple(found)
-
-
-_SAFE_MESSAGES: Final = {
-    "auth": "the provider refused the credentials",
-    "rate_limit": "the provider's rate limit was reached",
-    "overloaded": "the provider is overloaded",
-    "bad_request": "the provider rejected the request",
-    "server": "the provider failed with a server error",
-    "bad_response": "the provider's response could not be read",
-}
 
 
 def _translate(exc: BaseException) -> ProviderError:
@@ -608,18 +479,16 @@ def _translate(exc: BaseException) -> ProviderError:
         return _translate(exc.__cause__)
     connection: tuple[type[BaseException], ...] = (
         _interactions.APIConnectionError,
-        *_http_errors("TransportError"),
+        *http_errors("TransportError"),
     )
     if isinstance(exc, connection):
         timeouts: tuple[type[BaseException], ...] = (
             _interactions.APITimeoutError,
-            *_http_errors("TimeoutException"),
+            *http_errors("TimeoutException"),
         )
         timeout = isinstance(exc, timeouts)
         text = "the request to the provider timed out" if timeout else "the provider is unreachable"
-        return ProviderConnectionError(
-            provider=PROVIDER, status=None, kind="connection", safe_message=text
-        )
+        return connection_error(PROVIDER, text)
     status: int | None = None
     if isinstance(exc, _interactions.APIResponseValidationError):
         status = None
@@ -627,24 +496,10 @@ def _translate(exc: BaseException) -> ProviderError:
         status = exc.status_code
     elif isinstance(exc, errors.APIError):
         status = exc.code
-    kind = _kind_for_status(status)
+    kind = kind_for_status(status)
     return ProviderError(
-        provider=PROVIDER, status=status, kind=kind, safe_message=_SAFE_MESSAGES[kind]
+        provider=PROVIDER, status=status, kind=kind, safe_message=PROVIDER_MESSAGES[kind]
     )
-
-
-def _kind_for_status(status: int | None) -> str:
-    if status in (401, 403):
-        return "auth"
-    if status == 429:
-        return "rate_limit"
-    if status in (503, 529):
-        return "overloaded"
-    if status is not None and 400 <= status < 500:
-        return "bad_request"
-    if status is not None and status >= 500:
-        return "server"
-    return "bad_response"
 
 
 __all__ = [

@@ -25,14 +25,12 @@ Missing or repeated ids in a response get ``generated_id``s, stable for that res
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Final, assert_never
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Final, assert_never
 
-from .._exceptions import ProviderConnectionError, ProviderError
+from .._exceptions import ProviderError
 from .._messages import (
     AssistantMessage,
     AssistantPart,
@@ -50,7 +48,23 @@ from .._messages import (
 )
 from .._model import ResponseDone, StreamEvent, TextDelta
 from .._outcome import dumps, to_wire_text
-from ._ids import generated_id, wire_id
+from ._common import (
+    PROVIDER_MESSAGES,
+    ResponseCallIds,
+    SDKModel,
+    bad_response,
+    client_for_request,
+    connection_error,
+    http_errors,
+    kind_for_status,
+    lenient_arguments,
+    tls_context,
+    token_counts,
+)
+from ._ids import wire_id
+
+if TYPE_CHECKING:
+    import openai
 
 PROVIDER: Final = "openai-chat"
 _ID_MAX: Final = 40
@@ -205,11 +219,10 @@ def _calls(value: object, *, seed: str) -> list[ToolCall]:
     if not isinstance(value, list):
         raise _bad("tool_calls is not a list")
     calls: list[ToolCall] = []
-    seen: set[str] = set()
-    for index, item in enumerate(value):
+    ids = ResponseCallIds()
+    for item in value:
         name, arguments, raw, raw_id = _call_fields(item)
-        call_id = raw_id if raw_id and raw_id not in seen else generated_id(seed, index)
-        seen.add(call_id)
+        call_id = ids.take(raw_id, seed)
         calls.append(ToolCall(call_id=call_id, name=name, arguments=arguments, raw_arguments=raw))
     return calls
 
@@ -223,26 +236,9 @@ def _call_fields(item: object) -> tuple[str, dict[str, Any] | None, str | None, 
     name = function.get("name")
     if not isinstance(name, str) or not name:
         raise _bad("a tool call has no name")
-    arguments, raw = _arguments(function.get("arguments"))
+    arguments, raw = lenient_arguments(function.get("arguments"))
     raw_id = item.get("id")
     return name, arguments, raw, raw_id if isinstance(raw_id, str) else None
-
-
-def _arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
-    """(parsed object, raw text): an object as is; text parsed; anything else unparseable."""
-    if value is None:
-        return {}, None
-    if isinstance(value, dict):
-        return value, None
-    if not isinstance(value, str):
-        return None, dumps(value)
-    if not value.strip():
-        return {}, value
-    try:
-        parsed = json.loads(value)
-    except (ValueError, RecursionError):
-        return None, value
-    return (parsed, value) if isinstance(parsed, dict) else (None, value)
 
 
 _FINISH: Final[dict[str, FinishReason]] = {
@@ -264,20 +260,11 @@ def _seed(data: dict[str, Any]) -> str:
     return f"{data.get('id', '')}\x00{data.get('created', '')}"
 
 
-def _usage(data: dict[str, Any]) -> dict[str, int]:
-    usage = data.get("usage")
-    if not isinstance(usage, dict):
-        return {}
-    names = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
-    return {
-        ours: usage[theirs]
-        for ours, theirs in names.items()
-        if isinstance(usage.get(theirs), int) and not isinstance(usage.get(theirs), bool)
-    }
+_USAGE: Final = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
 
 
 def _bad(message: str) -> ProviderError:
-    return ProviderError(provider=PROVIDER, status=None, kind="bad_response", safe_message=message)
+    return bad_response(PROVIDER, message)
 
 
 # -- streaming -----------------------------------------------------------------------------
@@ -385,123 +372,51 @@ def _call(slot: dict[str, Any]) -> dict[str, Any]:
 # -- the model -----------------------------------------------------------------------------
 
 
-class OpenAIChatModel:
-    """A model behind an OpenAI-compatible Chat Completions endpoint."""
+class OpenAIChatModel(SDKModel):
+    """A model behind an OpenAI-compatible Chat Completions endpoint.
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: float = 120.0,
-        max_tokens: int = 1024,
-        max_retries: int | None = None,
-    ) -> None:
-        """``max_retries`` None keeps the SDK's own retry policy (model calls may retry)."""
-        self._model = model
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout
-        self._max_tokens = max_tokens
-        self._max_retries = max_retries
-        self._clients = _LoopClients(self._make_client, lambda client: client.close())
+    Each request uses its own SDK client (closed when the request ends), so the model can be
+    shared across event loops and leaves no connection behind.
+    """
 
-    @property
-    def provider(self) -> str:
-        """``openai-chat``."""
-        return PROVIDER
-
-    @property
-    def model_name(self) -> str:
-        """The model name as the server knows it."""
-        return self._model
+    _provider = PROVIDER
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One completion, answered as a whole."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
-        completions = (await self._clients.get()).chat.completions
-        try:
-            completion = await completions.create(**body)
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            completion = await client.chat.completions.create(**body)
         return self._response(_as_dict(completion))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """One completion over SSE: text deltas as they arrive, then the response."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
         body |= {"stream": True, "stream_options": {"include_usage": True}}
-        completions = (await self._clients.get()).chat.completions
         assembler = StreamAssembler()
-        try:
-            chunks = await completions.create(**body)
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            chunks = await client.chat.completions.create(**body)
             async with chunks:  # closed even when the caller stops early or parsing fails
                 async for chunk in chunks:
                     text = assembler.feed(_as_dict(chunk))
                     if text:
                         yield TextDelta(text)
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
         yield ResponseDone(self._response(assembler.result()))
 
     def _response(self, data: dict[str, Any]) -> ModelResponse:
-        message = parse_response(data)
-        if message.model is None:
-            message = AssistantMessage(
-                parts=message.parts,
-                finish=message.finish,
-                provider=message.provider,
-                model=self._model,
-                provider_details=message.provider_details,
-            )
-        return ModelResponse(message, _usage(data))
+        return ModelResponse(self._with_model(parse_response(data)), token_counts(data, _USAGE))
 
-    def _make_client(self) -> Any:
+    def _client(self) -> openai.AsyncOpenAI:
         import openai
 
         # Local servers need no key; the SDK refuses to start without one, so say "none".
         key = self._api_key or os.environ.get("OPENAI_API_KEY") or "none"
-        retries = openai.DEFAULT_MAX_RETRIES if self._max_retries is None else self._max_retries
         return openai.AsyncOpenAI(
-            api_key=key, base_url=self._base_url, timeout=self._timeout, max_retries=retries
+            api_key=key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._retries(openai.DEFAULT_MAX_RETRIES),
+            http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
         )
-
-
-class _LoopClients:
-    """One SDK client per running event loop, closed when that loop shuts down.
-
-    (The same helper lives in ``google_interactions``; the two could share a module.)
-
-    An SDK client's connection pool belongs to the loop it was opened in, and callers of
-    ``asyncio.run`` get a fresh loop each time. Each client is paired with an async
-    generator parked at its first ``yield``: ``asyncio.run`` (and any loop shut down
-    properly) finalizes pending async generators, whose ``finally`` closes the client, so
-    no socket outlives its loop and connections are reused within it.
-    """
-
-    def __init__(self, make: Callable[[], Any], close: Callable[[Any], Awaitable[object]]) -> None:
-        self._make = make
-        self._close = close
-        self._by_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[Any, AsyncIterator[None]]
-        ] = weakref.WeakKeyDictionary()
-
-    async def get(self) -> Any:
-        """The client for the running loop (made on first use)."""
-        loop = asyncio.get_running_loop()
-        entry = self._by_loop.get(loop)
-        if entry is None:
-            client = self._make()
-            closer = self._closer(client)
-            await anext(closer)
-            entry = self._by_loop[loop] = (client, closer)
-        return entry[0]
-
-    async def _closer(self, client: Any) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await self._close(client)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -519,61 +434,33 @@ def _as_dict(value: Any) -> dict[str, Any]:
 # -- errors: the one place SDK exceptions become ProviderError --------------------------------
 
 
-_SAFE_MESSAGES: Final = {
-    "auth": "the provider refused the credentials",
-    "rate_limit": "the provider's rate limit was reached",
-    "overloaded": "the provider is overloaded",
-    "bad_request": "the provider rejected the request",
-    "server": "the provider failed with a server error",
-    "bad_response": "the provider's response could not be read",
-}
-
-
 def _sdk_errors() -> tuple[type[BaseException], ...]:
-    import httpx
     import openai
 
     # A body that is not JSON escapes the SDK as JSONDecodeError; a connection dropped
-    # mid-stream as an httpx error.
-    return (openai.OpenAIError, json.JSONDecodeError, httpx.HTTPError)
+    # mid-stream as an error of its HTTP library.
+    return (openai.OpenAIError, json.JSONDecodeError, *http_errors("HTTPError"))
 
 
 def _translate(exc: BaseException) -> ProviderError:
     """The ``ProviderError`` for an exception of the ``openai`` SDK or the HTTP layer."""
-    import httpx
     import openai
 
-    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
-        timeout = isinstance(exc, openai.APITimeoutError | httpx.TimeoutException)
+    if isinstance(exc, (openai.APIConnectionError, *http_errors("TransportError"))):
+        timeout = isinstance(exc, (openai.APITimeoutError, *http_errors("TimeoutException")))
         text = "the request to the provider timed out" if timeout else "the provider is unreachable"
-        return ProviderConnectionError(
-            provider=PROVIDER, status=None, kind="connection", safe_message=text
-        )
+        return connection_error(PROVIDER, text)
     status: int | None = None
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        kind = _kind_for_status(status)
+        kind = kind_for_status(status)
     elif isinstance(exc, openai.APIResponseValidationError) or not isinstance(exc, openai.APIError):
         kind = "bad_response"
     else:
         kind = "server"  # an error event inside a stream
     return ProviderError(
-        provider=PROVIDER, status=status, kind=kind, safe_message=_SAFE_MESSAGES[kind]
+        provider=PROVIDER, status=status, kind=kind, safe_message=PROVIDER_MESSAGES[kind]
     )
-
-
-def _kind_for_status(status: int | None) -> str:
-    if status in (401, 403):
-        return "auth"
-    if status == 429:
-        return "rate_limit"
-    if status in (503, 529):
-        return "overloaded"
-    if status is not None and 400 <= status < 500:
-        return "bad_request"
-    if status is not None and status >= 500:
-        return "server"
-    return "bad_response"
 
 
 __all__ = ["OpenAIChatModel", "StreamAssembler", "build_request", "parse_response"]

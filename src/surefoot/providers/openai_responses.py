@@ -21,16 +21,13 @@ answers bad arguments with ``correct_arguments``. ``call_id`` values longer than
 
 from __future__ import annotations
 
-import functools
-import importlib
 import json
 import os
 import re
-import ssl
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, assert_never
 
-from .._exceptions import ProviderConnectionError, ProviderError
+from .._exceptions import ProviderError
 from .._messages import (
     AssistantMessage,
     AssistantPart,
@@ -49,6 +46,22 @@ from .._messages import (
 )
 from .._model import ResponseDone, StreamEvent, TextDelta
 from .._outcome import dumps, to_wire_text
+from ._common import (
+    API_MESSAGES,
+    BILLING_IS_AUTH,
+    CallIds,
+    SDKModel,
+    bad_response,
+    client_for_request,
+    connection_error,
+    credentials_error,
+    decode_json,
+    http_errors,
+    json_object,
+    kind_for_status,
+    tls_context,
+    token_counts,
+)
 from ._ids import wire_id
 
 if TYPE_CHECKING:
@@ -90,46 +103,14 @@ def build_request(
 
 def build_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The wire ``input`` items for a transcript."""
-    ids = _CallIds()
+    ids = CallIds(wire_call_id)
     items: list[dict[str, Any]] = []
     for message in messages:
         items.extend(_items(message, ids))
     return items
 
 
-class _CallIds:
-    """Wire ``call_id`` values for one request: at most 64 printable characters, unique
-    across the conversation (some servers reuse ``call_0`` every turn), and each output gets
-    its own call's id. Deterministic, so the same transcript always yields the same request."""
-
-    def __init__(self) -> None:
-        self._used: set[str] = set()
-        self._open: list[tuple[str, str]] = []
-
-    def start_turn(self) -> None:
-        """An assistant message begins: its calls are the ones the next outputs answer."""
-        self._open = []
-
-    def for_call(self, call_id: str) -> str:
-        """The wire id of a call (unique in this request)."""
-        wire, repeat = wire_call_id(call_id), 0
-        while wire in self._used:
-            repeat += 1
-            wire = wire_call_id(f"{call_id}#{repeat}")
-        self._used.add(wire)
-        self._open.append((call_id, wire))
-        return wire
-
-    def for_result(self, call_id: str) -> str:
-        """The wire id of the call this output answers (its first unanswered namesake)."""
-        for index, (open_id, wire) in enumerate(self._open):
-            if open_id == call_id:
-                del self._open[index]
-                return wire
-        return wire_call_id(call_id)
-
-
-def _items(message: Message, ids: _CallIds) -> list[dict[str, Any]]:
+def _items(message: Message, ids: CallIds) -> list[dict[str, Any]]:
     match message:
         case UserMessage(text=text):
             if not text:
@@ -147,7 +128,7 @@ def _items(message: Message, ids: _CallIds) -> list[dict[str, Any]]:
             assert_never(message)
 
 
-def _assistant_items(parts: Sequence[AssistantPart], ids: _CallIds) -> list[dict[str, Any]]:
+def _assistant_items(parts: Sequence[AssistantPart], ids: CallIds) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for part in parts:
         item = _assistant_item(part, ids)
@@ -160,7 +141,7 @@ def _assistant_items(parts: Sequence[AssistantPart], ids: _CallIds) -> list[dict
     return items
 
 
-def _assistant_item(part: AssistantPart, ids: _CallIds) -> dict[str, Any] | None:
+def _assistant_item(part: AssistantPart, ids: CallIds) -> dict[str, Any] | None:
     match part:
         case TextPart(text=text):
             if not text:
@@ -187,7 +168,7 @@ def _assistant_item(part: AssistantPart, ids: _CallIds) -> dict[str, Any] | None
             assert_never(part)
 
 
-def _output_item(result: ToolResult, ids: _CallIds) -> dict[str, Any]:
+def _output_item(result: ToolResult, ids: CallIds) -> dict[str, Any]:
     return {
         "type": "function_call_output",
         "call_id": ids.for_result(result.call_id),
@@ -245,11 +226,8 @@ def parse_response(response: object, *, model: str | None = None) -> AssistantMe
 
 def parse_usage(response: object) -> dict[str, int]:
     """The token counts of a ``response`` object (empty when it has none)."""
-    usage = response.get("usage") if isinstance(response, dict) else None
-    if not isinstance(usage, dict):
-        return {}
     keys = ("input_tokens", "output_tokens", "total_tokens")
-    return {k: v for k in keys if type(v := usage.get(k)) is int}
+    return token_counts(response, {key: key for key in keys})
 
 
 def _check_status(data: dict[str, Any]) -> None:
@@ -308,18 +286,10 @@ def _tool_call(item: dict[str, Any]) -> ToolCall:
     return ToolCall(
         call_id=call_id,
         name=name,
-        arguments=_json_object(raw),
+        arguments=json_object(raw),
         raw_arguments=raw,
         provider_details={"id": item_id} if isinstance(item_id, str) else None,
     )
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _finish(data: dict[str, Any], parts: Sequence[AssistantPart], *, refused: bool) -> FinishReason:
@@ -340,7 +310,7 @@ def _object(value: object, problem: str) -> dict[str, Any]:
 
 
 def _bad(problem: str) -> ProviderError:
-    return ProviderError(provider=PROVIDER, status=None, kind="bad_response", safe_message=problem)
+    return bad_response(PROVIDER, problem)
 
 
 def _failure(code: object) -> ProviderError:
@@ -438,7 +408,7 @@ def _string(data: dict[str, Any], key: str) -> str:
 # -- the model -----------------------------------------------------------------------------
 
 
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(SDKModel):
     """A ``Model`` over the OpenAI Responses API, stateless (``store: false``).
 
     ``encrypted_reasoning=True`` asks reasoning models for encrypted reasoning items
@@ -449,6 +419,8 @@ class OpenAIResponsesModel:
     model requests with its normal policy (``max_retries``, 2 by default); tools are never
     retried.
     """
+
+    _provider = PROVIDER
 
     def __init__(
         self,
@@ -461,49 +433,35 @@ class OpenAIResponsesModel:
         max_retries: int = 2,
         encrypted_reasoning: bool = False,
     ) -> None:
-        self._model = model
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout
-        self._max_tokens = max_tokens
-        self._max_retries = max_retries
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_tokens=max_tokens,
+            max_retries=max_retries,
+        )
         self._encrypted_reasoning = encrypted_reasoning
-
-    @property
-    def provider(self) -> str:
-        """Always ``openai``."""
-        return PROVIDER
-
-    @property
-    def model_name(self) -> str:
-        """The model's name as OpenAI knows it."""
-        return self._model
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Answer one request with one ``responses.create`` call."""
         body = self._body(request)
-        try:
-            async with self._client() as client:
-                raw = await client.responses.with_raw_response.create(**body)
-                content = raw.content
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
-        return _response(_decode(content), self._model)
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            raw = await client.responses.with_raw_response.create(**body)
+            content = raw.content
+        return _response(decode_json(content, PROVIDER), self._model)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Text deltas as they arrive, then the complete response."""
         body = self._body(request)
         state = _ResponseStream()
-        try:
-            async with self._client() as client:
-                events = await client.responses.create(**body, stream=True)
-                async with events:
-                    async for event in events:
-                        text = state.feed(event.to_dict(mode="json", warnings=False))
-                        if text:
-                            yield TextDelta(text)
-        except _sdk_errors() as exc:
-            raise _translate(exc) from exc
+        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+            events = await client.responses.create(**body, stream=True)
+            async with events:
+                async for event in events:
+                    text = state.feed(event.to_dict(mode="json", warnings=False))
+                    if text:
+                        yield TextDelta(text)
         yield ResponseDone(_response(state.result(), self._model))
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
@@ -519,26 +477,14 @@ class OpenAIResponsesModel:
 
         api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
         if not api_key:
-            raise ProviderError(
-                provider=PROVIDER,
-                status=None,
-                kind="auth",
-                safe_message="no API key: pass api_key or set OPENAI_API_KEY",
-            )
+            raise credentials_error(PROVIDER, "no API key: pass api_key or set OPENAI_API_KEY")
         return openai.AsyncOpenAI(
             api_key=api_key,
             base_url=self._base_url,
             timeout=self._timeout,
-            max_retries=self._max_retries,
-            http_client=openai.DefaultAsyncHttpxClient(verify=_tls_context()),
+            max_retries=self._retries(openai.DEFAULT_MAX_RETRIES),
+            http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
         )
-
-
-def _decode(content: bytes) -> object:
-    try:
-        return json.loads(content)
-    except (ValueError, RecursionError):
-        raise _bad("the response body is not JSON") from None
 
 
 def _response(data: object, model: str) -> ModelResponse:
@@ -548,12 +494,8 @@ def _response(data: object, model: str) -> ModelResponse:
 # -- errors --------------------------------------------------------------------------------
 
 _SAFE_MESSAGES: Final = {
-    "auth": "the API key was rejected or lacks permission",
+    **API_MESSAGES,
     "rate_limit": "requests are being rate-limited or the quota is used up",
-    "overloaded": "the API is overloaded",
-    "bad_request": "the API rejected the request as invalid",
-    "server": "the API failed to answer",
-    "bad_response": "the API answered with an error",
 }
 
 
@@ -562,23 +504,7 @@ def _sdk_errors() -> tuple[type[Exception], ...]:
     errors (in case one escapes the SDK while a stream is being read)."""
     import openai
 
-    return (openai.OpenAIError, _http_library().TransportError)
-
-
-def _http_library() -> Any:
-    """The HTTP library under the SDK (``httpx``, or ``httpx2`` in newer SDKs)."""
-    import openai
-
-    base = openai.DefaultAsyncHttpxClient.__mro__[1]
-    return importlib.import_module(base.__module__.partition(".")[0])
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The HTTP library's default TLS context, built once: loading the CA store costs more
-    than the rest of a request to a local server."""
-    context: ssl.SSLContext = _http_library().create_ssl_context()
-    return context
+    return (openai.OpenAIError, *http_errors("TransportError"))
 
 
 def _translate(exc: Exception) -> ProviderError:
@@ -587,44 +513,19 @@ def _translate(exc: Exception) -> ProviderError:
 
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        kind = _kind_for_status(status)
+        kind = kind_for_status(status, auth=BILLING_IS_AUTH)
         message = f"{_SAFE_MESSAGES[kind]} (HTTP {status})"
         return ProviderError(provider=PROVIDER, status=status, kind=kind, safe_message=message)
     if isinstance(exc, openai.APITimeoutError):
-        return _connection("the request timed out")
+        return connection_error(PROVIDER, "the request timed out")
     if isinstance(exc, openai.APIConnectionError):
-        return _connection("the API could not be reached")
+        return connection_error(PROVIDER, "the API could not be reached")
     if isinstance(exc, openai.APIError):
         # An error event inside a stream, or a body the SDK could not read.
         return _bad("the API reported an error while answering")
     if isinstance(exc, openai.OpenAIError):
-        return ProviderError(
-            provider=PROVIDER,
-            status=None,
-            kind="auth",
-            safe_message="the OpenAI client could not be set up (credentials)",
-        )
-    return _connection("the connection broke while the response was being read")
-
-
-def _kind_for_status(status: int) -> str:
-    if status in (401, 402, 403):
-        return "auth"
-    if status == 429:
-        return "rate_limit"
-    if status in (503, 529):
-        return "overloaded"
-    if 400 <= status < 500:
-        return "bad_request"
-    if status >= 500:
-        return "server"
-    return "bad_response"
-
-
-def _connection(message: str) -> ProviderConnectionError:
-    return ProviderConnectionError(
-        provider=PROVIDER, status=None, kind="connection", safe_message=message
-    )
+        return credentials_error(PROVIDER, "the OpenAI client could not be set up (credentials)")
+    return connection_error(PROVIDER, "the connection broke while the response was being read")
 
 
 __all__ = [

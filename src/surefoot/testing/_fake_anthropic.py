@@ -19,12 +19,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any, Final, Self, assert_never
+from typing import Any, Final, assert_never
 
-from .._exceptions import ScriptError
 from .._messages import AssistantMessage, AssistantPart, ReasoningPart, TextPart, ToolCall
 from .._outcome import dumps
-from ._http import FakeHTTPServer, RecordedRequest, Reply, sse_event
+from ._http import RecordedRequest, Reply, ScriptedHTTPServer, sse_event
 
 _ID: Final = re.compile(r"^[a-zA-Z0-9_-]+$")
 _TOOL_NAME: Final = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
@@ -56,7 +55,7 @@ _STOP_REASON: Final = {
 _PIECE: Final = 7  # deltas carry text in pieces this long
 
 
-class FakeAnthropicServer(FakeHTTPServer):
+class FakeAnthropicServer(ScriptedHTTPServer):
     """Plays ``turns`` as Anthropic Messages responses; ``requests`` records every body.
 
     ``api_key``, when given, must arrive in ``x-api-key`` or ``authorization: Bearer``
@@ -64,25 +63,8 @@ class FakeAnthropicServer(FakeHTTPServer):
     """
 
     def __init__(self, turns: Sequence[AssistantMessage], *, api_key: str | None = None) -> None:
-        super().__init__()
-        self.turns = list(turns)
+        super().__init__(turns)
         self.api_key = api_key
-        self._next = 0
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    @property
-    def remaining(self) -> int:
-        """Turns not yet served."""
-        return len(self.turns) - self._next
-
-    def assert_consumed(self) -> None:
-        """Raise ``ScriptError`` if a scripted turn was never asked for."""
-        if self.remaining:
-            msg = f"{self.remaining} scripted turn(s) were never requested"
-            raise ScriptError(msg)
 
     def handle(self, request: RecordedRequest) -> Reply:
         """Check the request like the real API, then serve the next turn."""
@@ -95,19 +77,18 @@ class FakeAnthropicServer(FakeHTTPServer):
         problem = request_problem(request.body)
         if problem is not None:
             return error_reply(400, "invalid_request_error", problem)
-        if self._next >= len(self.turns):
+        turn = self.next_turn()
+        if turn is None:
             return error_reply(
                 500,
                 "api_error",
                 f"FakeAnthropicServer: the script has {len(self.turns)} turn(s) but request "
                 f"#{len(self.requests)} asked for another",
             )
-        turn = self.turns[self._next]
-        self._next += 1
         payload = message_payload(
             turn,
             model=request.body["model"],
-            number=self._next,
+            number=self.served,
             input_tokens=max(1, len(dumps(request.body["messages"])) // 4),
         )
         if request.body.get("stream") is True:

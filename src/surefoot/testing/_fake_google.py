@@ -27,13 +27,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from .._messages import AssistantMessage, ReasoningPart, TextPart, ToolCall
-from ._http import FakeHTTPServer, RecordedRequest, Reply, sse_event
+from ._http import RecordedRequest, Reply, ScriptedHTTPServer, sse_event
 
 _CREATE_PATH: Final = re.compile(r"/v[0-9a-z]+/interactions")
 _STATUS_BY_FINISH: Final = {"tool_use": "requires_action", "max_tokens": "incomplete"}
 
 
-class FakeGoogleInteractionsServer(FakeHTTPServer):
+class FakeGoogleInteractionsServer(ScriptedHTTPServer):
     """Plays ``turns`` as Interactions API responses; see the module docstring."""
 
     def __init__(
@@ -43,12 +43,8 @@ class FakeGoogleInteractionsServer(FakeHTTPServer):
         model: str = "gemini-fake",
         chunk_sizes: Sequence[int] | None = None,
     ) -> None:
-        super().__init__()
-        self.turns = list(turns)
+        super().__init__(turns, chunk_sizes=chunk_sizes)
         self.model = model
-        self.served = 0
-        if chunk_sizes is not None:
-            self.chunk_sizes = chunk_sizes
 
     @property
     def bodies(self) -> list[Any]:
@@ -62,10 +58,9 @@ class FakeGoogleInteractionsServer(FakeHTTPServer):
         problem = check_request(request.body)
         if problem is not None:
             return _error(400, "INVALID_ARGUMENT", problem)
-        if self.served >= len(self.turns):
+        turn = self.next_turn()
+        if turn is None:
             return _error(500, "INTERNAL", "the fake server has no scripted turn left")
-        turn = self.turns[self.served]
-        self.served += 1
         interaction = render_interaction(turn, number=self.served, model=self.model)
         if request.body.get("stream") is True:
             return Reply.sse(list(_sse(interaction)))

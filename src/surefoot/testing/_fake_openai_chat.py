@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from .._messages import AssistantMessage, TextPart, ToolCall
-from ._http import FakeHTTPServer, RecordedRequest, Reply, sse_event
+from ._http import RecordedRequest, Reply, ScriptedHTTPServer, sse_event
 
 _PATH: Final = "/v1/chat/completions"
 _FINISH: Final = {
@@ -34,7 +34,7 @@ _FINISH: Final = {
 }
 
 
-class FakeOpenAIChatServer(FakeHTTPServer):
+class FakeOpenAIChatServer(ScriptedHTTPServer):
     """Plays ``turns`` as Chat Completions responses; see the module docstring."""
 
     def __init__(
@@ -47,15 +47,11 @@ class FakeOpenAIChatServer(FakeHTTPServer):
         arguments_as_object: bool = False,
         chunk_sizes: Sequence[int] | None = None,
     ) -> None:
-        super().__init__()
-        self.turns = list(turns)
+        super().__init__(turns, chunk_sizes=chunk_sizes)
         self.model = model
         self.omit_ids = omit_ids
         self.duplicate_ids = duplicate_ids
         self.arguments_as_object = arguments_as_object
-        self.served = 0
-        if chunk_sizes is not None:
-            self.chunk_sizes = chunk_sizes
 
     @property
     def bodies(self) -> list[Any]:
@@ -69,10 +65,9 @@ class FakeOpenAIChatServer(FakeHTTPServer):
         problem = check_request(request.body)
         if problem is not None:
             return _error(400, *problem)
-        if self.served >= len(self.turns):
+        turn = self.next_turn()
+        if turn is None:
             return _error(500, "The fake server has no scripted turn left.", None, "server_error")
-        turn = self.turns[self.served]
-        self.served += 1
         completion = self.render(turn, number=self.served)
         if request.body.get("stream") is True:
             options = request.body.get("stream_options") or {}

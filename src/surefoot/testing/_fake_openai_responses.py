@@ -25,12 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Self, assert_never
+from typing import Any, Final, assert_never
 
-from .._exceptions import ScriptError
 from .._messages import AssistantMessage, AssistantPart, ReasoningPart, TextPart, ToolCall
 from .._outcome import dumps
-from ._http import FakeHTTPServer, RecordedRequest, Reply, sse_event
+from ._http import RecordedRequest, Reply, ScriptedHTTPServer, sse_event
 
 _PATHS: Final = frozenset({"/v1/responses", "/responses"})
 _TOP_LEVEL: Final = frozenset(
@@ -75,7 +74,7 @@ class Rejection:
     status: int = 400
 
 
-class FakeOpenAIResponsesServer(FakeHTTPServer):
+class FakeOpenAIResponsesServer(ScriptedHTTPServer):
     """Plays ``turns`` as OpenAI Responses results; ``requests`` records every body.
 
     Point the SDK at ``base_url + "/v1"`` (``/responses`` alone is served too). ``api_key``,
@@ -84,25 +83,8 @@ class FakeOpenAIResponsesServer(FakeHTTPServer):
     """
 
     def __init__(self, turns: Sequence[AssistantMessage], *, api_key: str | None = None) -> None:
-        super().__init__()
-        self.turns = list(turns)
+        super().__init__(turns)
         self.api_key = api_key
-        self._next = 0
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    @property
-    def remaining(self) -> int:
-        """Turns not yet served."""
-        return len(self.turns) - self._next
-
-    def assert_consumed(self) -> None:
-        """Raise ``ScriptError`` if a scripted turn was never asked for."""
-        if self.remaining:
-            msg = f"{self.remaining} scripted turn(s) were never requested"
-            raise ScriptError(msg)
 
     def handle(self, request: RecordedRequest) -> Reply:
         """Check the request like the real API, then serve the next turn."""
@@ -117,7 +99,8 @@ class FakeOpenAIResponsesServer(FakeHTTPServer):
         problem = request_problem(request.body)
         if problem is not None:
             return error_reply(problem)
-        if self._next >= len(self.turns):
+        turn = self.next_turn()
+        if turn is None:
             return error_reply(
                 Rejection(
                     f"FakeOpenAIResponsesServer: the script has {len(self.turns)} turn(s) but "
@@ -125,9 +108,7 @@ class FakeOpenAIResponsesServer(FakeHTTPServer):
                     status=500,
                 )
             )
-        turn = self.turns[self._next]
-        self._next += 1
-        payload = response_payload(turn, request.body, number=self._next)
+        payload = response_payload(turn, request.body, number=self.served)
         if request.body.get("stream") is True:
             return Reply.sse(stream_events(payload))
         return Reply.json(200, payload)

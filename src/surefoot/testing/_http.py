@@ -3,6 +3,7 @@
 Subclasses implement ``handle``; the server records every request (method, path, headers,
 JSON body) and can cut streamed bodies into chunks of odd sizes to exercise SSE parsers.
 It binds only to the loopback address, serves on a daemon thread, and stops on ``close``.
+``ScriptedHTTPServer`` adds the script of assistant turns the fake provider APIs play.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
+
+from .._exceptions import ScriptError
+from .._messages import AssistantMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,3 +170,37 @@ class FakeHTTPServer:
             handler.wfile.flush()
         handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
+
+
+class ScriptedHTTPServer(FakeHTTPServer):
+    """Base class of the fake provider APIs: plays scripted assistant ``turns`` in order.
+
+    ``handle`` takes each turn with ``next_turn``; ``served`` counts the turns taken.
+    """
+
+    def __init__(
+        self, turns: Sequence[AssistantMessage], *, chunk_sizes: Sequence[int] | None = None
+    ) -> None:
+        super().__init__()
+        self.turns = list(turns)
+        self.served = 0
+        if chunk_sizes is not None:
+            self.chunk_sizes = chunk_sizes
+
+    @property
+    def remaining(self) -> int:
+        """Turns not yet served."""
+        return len(self.turns) - self.served
+
+    def assert_consumed(self) -> None:
+        """Raise ``ScriptError`` if a scripted turn was never asked for."""
+        if self.remaining:
+            msg = f"{self.remaining} scripted turn(s) were never requested"
+            raise ScriptError(msg)
+
+    def next_turn(self) -> AssistantMessage | None:
+        """The next scripted turn, now counted as served; None when the script is used up."""
+        if not self.remaining:
+            return None
+        self.served += 1
+        return self.turns[self.served - 1]

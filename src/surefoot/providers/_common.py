@@ -1,0 +1,292 @@
+"""What the four provider adapters share; it imports no SDK.
+
+Each adapter stays one module per wire API: its own pure mapping (transcript → request,
+response → turn) and its own ``_translate``, the one place where its SDK's exceptions become
+``ProviderError``. This module holds only what those modules would otherwise each repeat: the
+options and properties of a model (``SDKModel``), the client lifetime (``client_for_request``),
+the TLS context and HTTP-library lookups, the status → kind mapping and safe messages
+``_translate`` uses, lenient argument parsing and call-id bookkeeping.
+
+Client lifetime: one SDK client per request, closed when the request (or the stream) ends,
+all of them sharing one TLS context built once per process (``tls_context``). Loading a CA
+store costs far more than the rest of a client (a millisecond or two), and far more than a
+request to a local server, so it is the part that is never rebuilt. A client per event loop,
+closed at loop shutdown, was the other candidate: it reuses connections, but it closes its
+sockets only if the loop finalizes async generators (``asyncio.run`` does; a loop driven by
+``run_until_complete`` and then closed does not, and its sockets are reported unclosed, an
+error under ``filterwarnings = error``), and it would still build a new client, and a new
+TLS context, for every ``asyncio.run``. A client per request leaves no socket behind whatever
+the caller does with loops, at the price of one new connection per request, small next to a
+model's answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import importlib
+import json
+import ssl
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from types import ModuleType
+from typing import Any, ClassVar, Final, TypeVar
+
+from .._exceptions import ProviderConnectionError, ProviderError
+from .._messages import AssistantMessage
+from .._outcome import dumps
+from ._ids import generated_id
+
+_Client = TypeVar("_Client")
+
+# -- the model's options -------------------------------------------------------------------
+
+
+class SDKModel:
+    """The options every adapter takes and the two ``Model`` properties.
+
+    A subclass sets ``_provider`` and adds ``request`` and ``stream``, each opening its SDK
+    client with ``client_for_request``.
+    """
+
+    _provider: ClassVar[str]
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        max_tokens: int = 1024,
+        max_retries: int | None = None,
+    ) -> None:
+        """``max_retries`` None keeps the SDK's own retry policy (model calls may retry)."""
+        self._model = model
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._max_tokens = max_tokens
+        self._max_retries = max_retries
+
+    @property
+    def provider(self) -> str:
+        """The adapter's provider label (its module's ``PROVIDER``)."""
+        return self._provider
+
+    @property
+    def model_name(self) -> str:
+        """The model's name as the provider knows it."""
+        return self._model
+
+    def _retries(self, sdk_default: int) -> int:
+        """``max_retries``, or the SDK's own default when it is None."""
+        return sdk_default if self._max_retries is None else self._max_retries
+
+    def _with_model(self, message: AssistantMessage) -> AssistantMessage:
+        """``message``, naming this model when the response named none."""
+        if message.model is not None:
+            return message
+        return dataclasses.replace(message, model=self._model)
+
+
+@contextlib.asynccontextmanager
+async def client_for_request(
+    make: Callable[[], contextlib.AbstractAsyncContextManager[_Client]],
+    errors: Callable[[], tuple[type[BaseException], ...]],
+    translate: Callable[[Any], ProviderError],
+) -> AsyncIterator[_Client]:
+    """A fresh SDK client from ``make`` for one request (or one stream), closed when it ends;
+    an exception of ``errors()`` raised meanwhile leaves as ``translate(exc)``, the adapter's
+    one translation place."""
+    try:
+        async with make() as client:
+            yield client
+    except errors() as exc:
+        raise translate(exc) from exc
+
+
+# -- the HTTP layer under the SDKs ---------------------------------------------------------
+
+
+@functools.cache
+def _http_libraries() -> tuple[ModuleType, ...]:
+    """The HTTP libraries the SDKs may run on, those installed: ``httpx2`` (newer SDKs),
+    then ``httpx``."""
+    found: list[ModuleType] = []
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name))
+        except ImportError:
+            continue
+    return tuple(found)
+
+
+def http_errors(name: str) -> tuple[type[Exception], ...]:
+    """The exception class ``name`` (``TransportError``, ``HTTPError``, ...) of every
+    installed HTTP library, for the errors an SDK lets escape while a stream is read."""
+    return tuple(getattr(library, name) for library in _http_libraries())
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The HTTP library's default TLS context, built once per process and shared by every
+    SDK client (it honours ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``, as the SDKs' own do)."""
+    context: ssl.SSLContext = _http_libraries()[0].create_ssl_context()
+    return context
+
+
+# -- errors: pieces for each adapter's ``_translate`` --------------------------------------
+
+API_MESSAGES: Final[Mapping[str, str]] = {
+    "auth": "the API key was rejected or lacks permission",
+    "rate_limit": "requests are being rate-limited",
+    "overloaded": "the API is overloaded",
+    "bad_request": "the API rejected the request as invalid",
+    "server": "the API failed to answer",
+    "bad_response": "the API answered with an error",
+}
+"""Safe messages by kind for a vendor's own API (Anthropic, OpenAI Responses)."""
+
+PROVIDER_MESSAGES: Final[Mapping[str, str]] = {
+    "auth": "the provider refused the credentials",
+    "rate_limit": "the provider's rate limit was reached",
+    "overloaded": "the provider is overloaded",
+    "bad_request": "the provider rejected the request",
+    "server": "the provider failed with a server error",
+    "bad_response": "the provider's response could not be read",
+}
+"""Safe messages by kind for Google and OpenAI-compatible servers."""
+
+BILLING_IS_AUTH: Final = (401, 402, 403)
+"""Statuses that are ``auth`` where 402 means billing, which only the key's owner can fix."""
+
+
+def kind_for_status(status: int | None, *, auth: Collection[int] = (401, 403)) -> str:
+    """The ``ProviderError.kind`` for an HTTP error status (None: no status to go by)."""
+    if status is None:
+        return "bad_response"
+    if status in auth:
+        return "auth"
+    if status == 429:
+        return "rate_limit"
+    if status in (503, 529):
+        return "overloaded"
+    if 400 <= status < 500:
+        return "bad_request"
+    if status >= 500:
+        return "server"
+    return "bad_response"
+
+
+def bad_response(provider: str, problem: str) -> ProviderError:
+    """A ``bad_response`` error: the answer could not be read as the wire API's."""
+    return ProviderError(provider=provider, status=None, kind="bad_response", safe_message=problem)
+
+
+def connection_error(provider: str, message: str) -> ProviderConnectionError:
+    """A ``connection`` error: the provider was not reached, or stopped answering."""
+    return ProviderConnectionError(
+        provider=provider, status=None, kind="connection", safe_message=message
+    )
+
+
+def credentials_error(provider: str, message: str) -> ProviderError:
+    """An ``auth`` error found before any request is sent: no key, or credentials the SDK
+    refuses."""
+    return ProviderError(provider=provider, status=None, kind="auth", safe_message=message)
+
+
+# -- reading responses ---------------------------------------------------------------------
+
+
+def decode_json(content: bytes, provider: str) -> object:
+    """A response body decoded; ``bad_response`` when it is not JSON."""
+    try:
+        return json.loads(content)
+    except (ValueError, RecursionError):
+        raise bad_response(provider, "the response body is not JSON") from None
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """``text`` parsed when it is a JSON object, else None."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def lenient_arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
+    """(parsed object, raw text) of a call's arguments as lenient servers send them: missing
+    or blank text is ``{}``; an object as is; text parsed; anything else unparseable."""
+    if value is None:
+        return {}, None
+    if isinstance(value, dict):
+        return value, None
+    if not isinstance(value, str):
+        return None, dumps(value)
+    if not value.strip():
+        return {}, value
+    return json_object(value), value
+
+
+def token_counts(data: object, names: Mapping[str, str]) -> dict[str, int]:
+    """Our token counts (``names``: ours → the wire's) from ``data["usage"]``; integers only."""
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return {}
+    return {ours: n for ours, theirs in names.items() if type(n := usage.get(theirs)) is int}
+
+
+# -- call ids ------------------------------------------------------------------------------
+
+
+class CallIds:
+    """Wire ids for one request: ``wire`` applied (the API's own id rules), unique across the
+    conversation (some servers reuse ``call_0`` every turn), and each result gets its own
+    call's id. Deterministic, so the same transcript always yields the same request."""
+
+    def __init__(self, wire: Callable[[str], str]) -> None:
+        self._wire = wire
+        self._used: set[str] = set()
+        self._open: list[tuple[str, str]] = []
+
+    def start_turn(self) -> None:
+        """An assistant message begins: its calls are the ones the next results answer."""
+        self._open = []
+
+    def for_call(self, call_id: str) -> str:
+        """The wire id of a call (unique in this request)."""
+        wire, repeat = self._wire(call_id), 0
+        while wire in self._used:
+            repeat += 1
+            wire = self._wire(f"{call_id}#{repeat}")
+        self._used.add(wire)
+        self._open.append((call_id, wire))
+        return wire
+
+    def for_result(self, call_id: str) -> str:
+        """The wire id of the call this result answers (its first unanswered namesake)."""
+        for index, (open_id, wire) in enumerate(self._open):
+            if open_id == call_id:
+                del self._open[index]
+                return wire
+        return self._wire(call_id)
+
+
+class ResponseCallIds:
+    """Call ids for the calls of one response: the server's when present and unique in it,
+    else a ``generated_id`` stable for that response (some servers omit ids or repeat one)."""
+
+    def __init__(self) -> None:
+        self._seen: set[str] = set()
+
+    def take(self, raw: object, seed: str) -> str:
+        """The id of the response's next call, which the server sent as ``raw``."""
+        index = len(self._seen)
+        call_id = raw if isinstance(raw, str) and raw and raw not in self._seen else None
+        if call_id is None:
+            call_id = generated_id(seed, index)
+        self._seen.add(call_id)
+        return call_id
