@@ -211,7 +211,7 @@ def _part(block: object) -> AssistantPart:
         return TextPart(text)
     if kind == "tool_use":
         return _tool_call(data)
-    if kind in _REASONING_BLOCKS:
+    if isinstance(kind, str) and kind in _REASONING_BLOCKS:
         return ReasoningPart(PROVIDER, data)
     raise _bad("the response has a content block of an unsupported type")
 

@@ -958,3 +958,11 @@ def test_transcript_recorded_on_openai_replays_to_anthropic_with_every_mark() ->
     for result, original in zip(results, outcomes.values(), strict=True):
         assert result["content"] == to_wire_text(original)
         assert result.get("is_error", False) is isinstance(original, ToolError)
+
+
+@pytest.mark.parametrize("odd_type", [["text"], {"type": "text"}, 7, None])
+def test_a_block_type_that_is_not_a_string_is_a_bad_response(odd_type: object) -> None:
+    """A content block whose ``type`` is a list, dict or number fails as bad_response."""
+    with pytest.raises(ProviderError) as caught:
+        parse_response({"content": [{"type": odd_type}]})
+    assert caught.value.kind == "bad_response"
