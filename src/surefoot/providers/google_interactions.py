@@ -50,6 +50,7 @@ from .._model import ResponseDone, StreamEvent, TextDelta
 from .._outcome import ToolError, to_wire
 from ._common import (
     PROVIDER_MESSAGES,
+    CallIds,
     ResponseCallIds,
     SDKModel,
     bad_response,
@@ -79,7 +80,7 @@ def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict
     body: dict[str, Any] = {
         "model": model,
         "store": False,
-        "input": [step for message in request.messages for step in _message_steps(message)],
+        "input": _input_steps(request.messages),
         "generation_config": {"max_output_tokens": max_tokens},
     }
     if request.system:
@@ -98,27 +99,33 @@ def _tool(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _message_steps(message: Message) -> list[dict[str, Any]]:
+def _input_steps(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    ids = CallIds(wire_id)  # ids unique across the conversation, as the API requires
+    return [step for message in messages for step in _message_steps(message, ids)]
+
+
+def _message_steps(message: Message, ids: CallIds) -> list[dict[str, Any]]:
     match message:
         case UserMessage():
             return [{"type": "user_input", "content": [_text(message.text)]}]
         case AssistantMessage():
-            return [step for part in message.parts for step in _part_steps(part)]
+            ids.start_turn()
+            return [step for part in message.parts for step in _part_steps(part, ids)]
         case ToolResultsMessage():
-            return [_result_step(result) for result in message.results]
+            return [_result_step(result, ids) for result in message.results]
         case HarnessMessage():
             return []
         case _:
             assert_never(message)
 
 
-def _part_steps(part: AssistantPart) -> list[dict[str, Any]]:
+def _part_steps(part: AssistantPart, ids: CallIds) -> list[dict[str, Any]]:
     match part:
         case TextPart():
             return [{"type": "model_output", "content": [_text(part.text)]}] if part.text else []
         case ToolCall():
             arguments = part.arguments if part.arguments is not None else {}
-            step = {"type": "function_call", "id": wire_id(part.call_id), "name": part.name}
+            step = {"type": "function_call", "id": ids.for_call(part.call_id), "name": part.name}
             return [{**step, "arguments": arguments}]
         case ReasoningPart():
             return [dict(part.data)] if part.provider == PROVIDER else []
@@ -126,10 +133,10 @@ def _part_steps(part: AssistantPart) -> list[dict[str, Any]]:
             assert_never(part)
 
 
-def _result_step(result: ToolResult) -> dict[str, Any]:
+def _result_step(result: ToolResult, ids: CallIds) -> dict[str, Any]:
     step: dict[str, Any] = {
         "type": "function_result",
-        "call_id": wire_id(result.call_id),
+        "call_id": ids.for_result(result.call_id),
         "name": result.name,
         "result": to_wire(result.outcome),
     }

@@ -50,6 +50,7 @@ from .._model import ResponseDone, StreamEvent, TextDelta
 from .._outcome import dumps, to_wire_text
 from ._common import (
     PROVIDER_MESSAGES,
+    CallIds,
     ResponseCallIds,
     SDKModel,
     bad_response,
@@ -78,8 +79,9 @@ def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
+    ids = CallIds(_wire_id)  # ids unique across the conversation, each result on its call
     for message in request.messages:
-        messages.extend(_messages(message))
+        messages.extend(_messages(message, ids))
     body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens}
     if request.tools:
         body["tools"] = [_tool(spec) for spec in request.tools]
@@ -96,17 +98,18 @@ def _tool(spec: ToolSpec) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def _messages(message: Message) -> list[dict[str, Any]]:
+def _messages(message: Message, ids: CallIds) -> list[dict[str, Any]]:
     match message:
         case UserMessage():
             return [{"role": "user", "content": message.text}]
         case AssistantMessage():
-            return [_assistant(message)]
+            ids.start_turn()
+            return [_assistant(message, ids)]
         case ToolResultsMessage():
             return [
                 {
                     "role": "tool",
-                    "tool_call_id": _wire_id(r.call_id),
+                    "tool_call_id": ids.for_result(r.call_id),
                     "content": to_wire_text(r.outcome),
                 }
                 for r in message.results
@@ -117,11 +120,11 @@ def _messages(message: Message) -> list[dict[str, Any]]:
             assert_never(message)
 
 
-def _assistant(message: AssistantMessage) -> dict[str, Any]:
+def _assistant(message: AssistantMessage, ids: CallIds) -> dict[str, Any]:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     for part in message.parts:
-        _add_part(part, texts, calls)
+        _add_part(part, texts, calls, ids)
     out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
     if calls:
         out["tool_calls"] = calls
@@ -130,14 +133,16 @@ def _assistant(message: AssistantMessage) -> dict[str, Any]:
     return out
 
 
-def _add_part(part: AssistantPart, texts: list[str], calls: list[dict[str, Any]]) -> None:
+def _add_part(
+    part: AssistantPart, texts: list[str], calls: list[dict[str, Any]], ids: CallIds
+) -> None:
     match part:
         case TextPart():
             texts.append(part.text)
         case ToolCall():
             calls.append(
                 {
-                    "id": _wire_id(part.call_id),
+                    "id": ids.for_call(part.call_id),
                     "type": "function",
                     "function": {"name": part.name, "arguments": _argument_text(part)},
                 }
