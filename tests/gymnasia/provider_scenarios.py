@@ -119,8 +119,18 @@ def _reads_by_date(turn: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def scenario_1(run_ask: RunAsk) -> dict[str, Any]:
     """Scenario 1: 2020-01-02 has no record (not_found, choose_alternative), so the model
     reads 2020-01-01 and answers with its 76 kg; nothing is written. Returns the turn."""
+    seed_scenario_1(run_ask)
+    return check_scenario_1(run_ask, run_ask(SCENARIO_1))
+
+
+def seed_scenario_1(run_ask: RunAsk) -> None:
+    """Scenario 1's data before the turn: 76 kg on 2020-01-01."""
     run_ask.cli("measurements", "add", "2020-01-01", "--weight-kg", "76")
-    turn = run_ask(SCENARIO_1)
+
+
+def check_scenario_1(run_ask: RunAsk, turn: dict[str, Any]) -> dict[str, Any]:
+    """Scenario 1's checks on the ``SCENARIO_1`` turn (after ``seed_scenario_1``), for callers
+    that run the turn themselves. Returns the turn."""
     assert turn["stop_reason"] == "completed", turn
     reads = _reads_by_date(turn)
     assert reads, f"no read_measurement call: {turn['tool_calls']}"
@@ -147,7 +157,14 @@ def scenario_4(run_ask: RunAsk, *, require_bad_call: bool = True) -> dict[str, A
     invalid_arguments with details and never runs; the corrected call saves exactly one
     measurement (2020-01-02, 76 kg). ``require_bad_call=False`` accepts a model that sends
     valid arguments at once (the offline model does). Returns the turn."""
-    turn = run_ask(SCENARIO_4)
+    return check_scenario_4(run_ask, run_ask(SCENARIO_4), require_bad_call=require_bad_call)
+
+
+def check_scenario_4(
+    run_ask: RunAsk, turn: dict[str, Any], *, require_bad_call: bool = True
+) -> dict[str, Any]:
+    """Scenario 4's checks on the ``SCENARIO_4`` turn, for callers that run the turn
+    themselves (on an empty database). Returns the turn."""
     assert turn["stop_reason"] == "completed", turn
     writes = [c for c in turn["tool_calls"] if c["name"] == "write_measurement"]
     invalid = [c for c in writes if c["outcome"].get("error") == "invalid_arguments"]
@@ -176,4 +193,14 @@ def scenario_4(run_ask: RunAsk, *, require_bad_call: bool = True) -> dict[str, A
     return turn
 
 
-__all__ = ["SCENARIO_1", "SCENARIO_4", "CliRunAsk", "RunAsk", "scenario_1", "scenario_4"]
+__all__ = [
+    "SCENARIO_1",
+    "SCENARIO_4",
+    "CliRunAsk",
+    "RunAsk",
+    "check_scenario_1",
+    "check_scenario_4",
+    "scenario_1",
+    "scenario_4",
+    "seed_scenario_1",
+]
