@@ -1,0 +1,239 @@
+"""The commands that talk to the Coach: ``ask``, ``chat`` and ``demo``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated
+
+import typer
+
+from surefoot import (
+    Lang,
+    Model,
+    StoreError,
+    TurnResult,
+)
+
+from .. import render
+from ..app import (
+    DEFAULT_MODELS,
+    KEY_VARIABLES,
+    PROVIDER_CHOICES,
+    Coach,
+    api_key_for,
+    open_coach,
+)
+from ..faults import FaultSpecError
+from ..texts import t
+from ._base import (
+    BaseUrlOpt,
+    DbOpt,
+    FaultOpt,
+    GitHubApiOpt,
+    JsonOpt,
+    KeyOpt,
+    LangOpt,
+    ModelOpt,
+    ProviderOpt,
+    StreamOpt,
+    TimeoutOpt,
+    TodayOpt,
+    UsageProblem,
+    UserOpt,
+    app,
+    db_target,
+    err,
+    out,
+    parse_lang,
+    parse_today,
+)
+from ._output import live_printer, report
+
+# -- the agent ---------------------------------------------------------------------------------
+
+
+def chat_model(
+    provider: str, model: str | None, base_url: str | None, api_key: str | None, timeout: float
+) -> Model | None:
+    if provider == "offline":
+        return None
+    if provider not in PROVIDER_CHOICES:
+        msg = f"unknown provider {provider!r}; use one of {', '.join(PROVIDER_CHOICES)}"
+        raise UsageProblem(msg)
+    key = api_key_for(provider, api_key)
+    if key is None and provider != "openai-chat":
+        names = " / ".join(KEY_VARIABLES[provider])
+        msg = f"no API key for {provider}: set {names} or pass --api-key"
+        raise UsageProblem(msg)
+    from surefoot.providers import make_model
+
+    return make_model(
+        provider,  # type: ignore[arg-type]
+        model or DEFAULT_MODELS[provider],
+        api_key=key or "not-needed",
+        base_url=base_url,
+        timeout=timeout,
+    )
+
+
+def cli_coach(
+    *,
+    db: str | None,
+    provider: str,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    lang: Lang,
+    user: str,
+    faults: list[str] | None,
+    today: str | None,
+    timeout: float,
+    stream: bool,
+    github_api_url: str | None = None,
+) -> Coach:
+    chosen = chat_model(provider, model, base_url, api_key, timeout)
+    try:
+        coach = open_coach(
+            db=db_target(db),
+            model=chosen,
+            lang=lang,
+            user=user,
+            faults=tuple(faults or ()),
+            today=parse_today(today, lang),
+            stream=stream,
+            extra_secrets=(api_key or "",),
+            github_api_url=github_api_url,
+        )
+    except FaultSpecError as exc:
+        raise UsageProblem(t(lang, "bad_fault", value=" ".join(faults or ()), reason=exc)) from None
+    except StoreError as exc:
+        raise UsageProblem(str(exc)) from None
+    if provider == "offline":
+        err.print(f"[dim]{t(lang, 'offline_banner')}[/dim]")
+    if coach.faults:
+        err.print(f"[bold red]{t(lang, 'fault_banner', faults=coach.faults.describe())}[/bold red]")
+    return coach
+
+
+@app.command()
+def ask(
+    message: Annotated[str, typer.Argument(help="What to ask the Coach.")],
+    db: DbOpt = None,
+    provider: ProviderOpt = "offline",
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    fault: FaultOpt = None,
+    json_output: JsonOpt = False,
+    conversation: Annotated[
+        str | None, typer.Option("--conversation", help="Continue this conversation.")
+    ] = None,
+    today: TodayOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    stream: StreamOpt = None,
+    github_api_url: GitHubApiOpt = None,
+) -> None:
+    """Ask the Coach one thing (one user turn)."""
+    language = parse_lang(lang)
+    streaming = (not json_output) if stream is None else stream
+    coach = cli_coach(
+        db=db,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        lang=language,
+        user=user,
+        faults=fault,
+        today=today,
+        timeout=timeout,
+        stream=streaming and not json_output,
+        github_api_url=github_api_url,
+    )
+    try:
+        result = asyncio.run(
+            coach.agent.run_turn(
+                message,
+                conversation_id=conversation,
+                on_event=None if json_output else live_printer(),
+            )
+        )
+    finally:
+        coach.close()
+    report(result, coach, json_output=json_output)
+
+
+@app.command()
+def chat(
+    db: DbOpt = None,
+    provider: ProviderOpt = "offline",
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    fault: FaultOpt = None,
+    today: TodayOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    stream: StreamOpt = None,
+    github_api_url: GitHubApiOpt = None,
+) -> None:
+    """Talk with the Coach interactively (Ctrl-D to leave)."""
+    language = parse_lang(lang)
+    coach = cli_coach(
+        db=db,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        lang=language,
+        user=user,
+        faults=fault,
+        today=today,
+        timeout=timeout,
+        stream=stream is not False,
+        github_api_url=github_api_url,
+    )
+    conversation: str | None = None
+    try:
+        while True:
+            try:
+                line = input("> ").strip()
+            except (EOFError, KeyboardInterrupt):
+                out.print()
+                break
+            if not line:
+                continue
+            result = asyncio.run(
+                coach.agent.run_turn(line, conversation_id=conversation, on_event=live_printer())
+            )
+            conversation = result.conversation_id
+            result = _confirm_loop(coach, result)
+            out.print()
+            render.print_turn(out, result, calls=False)
+    finally:
+        coach.close()
+
+
+def _confirm_loop(coach: Coach, result: TurnResult) -> TurnResult:
+    while result.pending_confirmation is not None:
+        pending = result.pending_confirmation
+        args = json.dumps(pending.arguments, ensure_ascii=False)
+        answer = typer.confirm(f"\n  ¿{pending.tool}({args})? / approve?", default=False)
+        coach.agent.decide(pending.conversation_id, pending.call_id, approved=answer)
+        result = asyncio.run(coach.agent.resume(pending.conversation_id, on_event=live_printer()))
+    return result
+
+
+# -- demo --------------------------------------------------------------------------------------
+
+
+@app.command()
+def demo(lang: LangOpt = "es") -> None:
+    """Run the acceptance scenarios offline on a temporary database, with a readable trace."""
+    from ..demo import run_demo
+
+    run_demo(out, parse_lang(lang))
