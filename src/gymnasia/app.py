@@ -127,9 +127,9 @@ def open_coach(
         lang=lang,
         app_name=APP_NAME,
         stream=stream,
-        ledger=SqlLedger(database),
-        journal=SqlJournal(database),
-        diagnostics=SqlDiagnostics(database),
+        ledger=SqlLedger(database, user=user),
+        journal=SqlJournal(database, user=user),
+        diagnostics=SqlDiagnostics(database, user=user),
         redactor=Redactor(secrets),
         app_context={"user": user},
     )

@@ -39,7 +39,7 @@ def turn_json(result: TurnResult, *, provider: str, model: str) -> dict[str, Any
         "tool_calls": [call_json(r) for r in result.calls],
         "pending_confirmation": None
         if pending is None
-        else {"id": pending.call_id, "tool": pending.tool, "arguments": pending.arguments},
+        else {"id": pending.id, "tool": pending.tool, "arguments": pending.arguments},
     }
 
 

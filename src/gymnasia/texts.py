@@ -344,6 +344,42 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Protegido por token: abra {url}?token=<o seu token> uma vez no navegador.",
         "en": "Token-protected: open {url}?token=<your token> once in the browser.",
     },
+    # -- turns that cannot run now ---------------------------------------------------------
+    "busy": {
+        "es": "La conversación {conversation} está ocupada: otro proceso está atendiendo un "
+        "turno en ella (o uno que se interrumpió aún la retiene, como mucho {seconds} s). No se "
+        "ha hecho nada; vuelve a intentarlo en un momento.",
+        "pt": "A conversa {conversation} está ocupada: outro processo está a tratar de um turno "
+        "nela (ou um que foi interrompido ainda a retém, no máximo {seconds} s). Nada foi "
+        "feito; tente de novo daqui a pouco.",
+        "en": "Conversation {conversation} is busy: another process is running a turn in it "
+        "(or one that was interrupted still holds it, for at most {seconds} s). Nothing was "
+        "done; try again in a moment.",
+    },
+    "turn_pending": {
+        "es": "La conversación {conversation} tiene un turno sin terminar. Decide la acción "
+        "pendiente (gymnasia approvals list) o termínalo con gymnasia resume {conversation}.",
+        "pt": "A conversa {conversation} tem um turno por terminar. Decida a ação pendente "
+        "(gymnasia approvals list) ou termine-o com gymnasia resume {conversation}.",
+        "en": "Conversation {conversation} has an unfinished turn. Decide the pending action "
+        "(gymnasia approvals list) or finish it with gymnasia resume {conversation}.",
+    },
+    "turn_model": {
+        "es": "Este turno se empezó con {recorded} y debe seguir con ese modelo, no con {given}.",
+        "pt": "Este turno começou com {recorded} e tem de continuar com esse modelo, não com "
+        "{given}.",
+        "en": "This turn was started on {recorded} and must go on with that model, not {given}.",
+    },
+    "no_pending_action": {
+        "es": "{id}: no hay ninguna acción pendiente con ese identificador para este usuario",
+        "pt": "{id}: não há nenhuma ação pendente com esse identificador para este utilizador",
+        "en": "{id}: there is no pending action with that id for this user",
+    },
+    "no_conversation": {
+        "es": "{conversation}: no existe esa conversación para este usuario",
+        "pt": "{conversation}: essa conversa não existe para este utilizador",
+        "en": "{conversation}: there is no such conversation for this user",
+    },
 }
 
 

@@ -9,14 +9,16 @@ from ._context import ToolContext
 from ._diagnostics import Diagnostic, DiagnosticsSink, MemoryDiagnostics, Redactor
 from ._exceptions import (
     ConfigurationError,
+    ConversationBusyError,
     ProviderConnectionError,
     ProviderError,
     ScriptError,
     StoreError,
     SurefootError,
+    TurnPendingError,
 )
 from ._executor import CallRecord, Executor, TurnState
-from ._journal import Journal, MemoryJournal
+from ._journal import Approval, Journal, Lease, MemoryJournal, ModelRef
 from ._ledger import (
     LEDGER_STATES,
     Claim,
@@ -68,12 +70,14 @@ __all__ = [
     "LANGS",
     "LEDGER_STATES",
     "Agent",
+    "Approval",
     "Arguments",
     "AssistantMessage",
     "CalendarDate",
     "CallRecord",
     "Claim",
     "ConfigurationError",
+    "ConversationBusyError",
     "Database",
     "Detail",
     "Diagnostic",
@@ -85,6 +89,7 @@ __all__ = [
     "HarnessMessage",
     "Journal",
     "Lang",
+    "Lease",
     "Ledger",
     "LedgerEntry",
     "LedgerState",
@@ -93,6 +98,7 @@ __all__ = [
     "MemoryLedger",
     "Message",
     "Model",
+    "ModelRef",
     "ModelRequest",
     "ModelResponse",
     "Ok",
@@ -124,6 +130,7 @@ __all__ = [
     "ToolSet",
     "ToolSpec",
     "TurnEvent",
+    "TurnPendingError",
     "TurnResult",
     "TurnState",
     "Tx",

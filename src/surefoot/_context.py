@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ConfigurationError
+from ._outcome import checked_data
 from ._texts import Lang
 
 if TYPE_CHECKING:
@@ -36,11 +37,12 @@ class ToolContext:
         """Record this write as committed, with ``data`` as its result, inside the caller's
         open transaction on the ledger's database. Call it just before committing the
         effect: both then land together or not at all. Raises if the write's claim was
-        fenced off (another worker took over), which must abort the transaction."""
+        fenced off (another worker took over), or if ``data`` is not plain JSON data (see
+        ``checked_data``): either must abort the transaction."""
         if self.key is None or self._ledger is None:
             msg = "commit_in is only for write tools run with a ledger"
             raise ConfigurationError(msg)
-        self._ledger.commit_in(connection, self.key, self.attempt, data)
+        self._ledger.commit_in(connection, self.key, self.attempt, checked_data(data))
         self._committed_in_tx = True
 
     def mark_unverifiable(self) -> None:

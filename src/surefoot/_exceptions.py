@@ -8,7 +8,10 @@ What remains are problems for the program around the harness::
     ├── ProviderError           the model provider failed (auth, rate limit, bad request, ...)
     │   └── ProviderConnectionError   it could not be reached at all
     ├── ScriptError             a scripted test model met an unexpected or unconsumed step
-    └── StoreError              the journal/ledger database is unusable
+    ├── StoreError              the journal/ledger database is unusable
+    ├── ConversationBusyError   another writer holds the conversation (its turn is running)
+    └── TurnPendingError        the conversation's last turn is unfinished (a decision to make,
+                                or an interruption): resume it before starting another
 
 Provider errors are translated from each SDK's exceptions at exactly one place per adapter.
 """
@@ -30,6 +33,27 @@ class ScriptError(SurefootError):
 
 class StoreError(SurefootError):
     """The journal or ledger database cannot be used."""
+
+
+class ConversationBusyError(SurefootError):
+    """Another writer holds this conversation: a turn is running in another process, or one
+    that died recently still holds its lease. Nothing was written; try again later."""
+
+    def __init__(self, conversation_id: str) -> None:
+        super().__init__(f"conversation {conversation_id!r} is busy: another turn holds it")
+        self.conversation_id = conversation_id
+
+
+class TurnPendingError(SurefootError):
+    """The conversation's last turn has calls without results (it waits for a person's
+    decision, or it was interrupted): ``Agent.resume`` must finish it before a new turn."""
+
+    def __init__(self, conversation_id: str) -> None:
+        super().__init__(
+            f"conversation {conversation_id!r} has an unfinished turn; decide any pending "
+            "confirmation and resume it first"
+        )
+        self.conversation_id = conversation_id
 
 
 class ProviderError(SurefootError):

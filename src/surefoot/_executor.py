@@ -1,21 +1,30 @@
-"""The executor: the one place where tool calls become outcomes (DESIGN §3).
+"""The executor: the one place where tool calls become outcomes.
 
 For each call, in order::
 
-    lookup ─► parse ─► validate ─► convergence guard ─► (write: claim key) ─► confirm?
-        ─► run handler inside the boundary ─► outcome ─► (write: settle the ledger)
+    lookup ─► parse ─► validate ─► (write: mint its key) ─► convergence guard ─► confirmed?
+        ─► (write: claim the key) ─► run the handler inside the boundary ─► check what it
+        returned ─► outcome ─► (write: settle the ledger)
 
-Nothing raised by a handler crosses this module: it is kept in the diagnostics and the caller
-gets a safe ``ToolError``. Calls after a ``stop_turn`` outcome get ``not_executed``.
-A maximal run of consecutive *async* read calls runs concurrently; sync handlers run inline
-(no thread hop); a write is a barrier.
+Nothing a handler raises — or returns that is not an outcome of plain JSON data — crosses this
+module: it is kept in the diagnostics and the caller gets a safe ``ToolError``. Calls after a
+``stop_turn`` outcome get ``not_executed``. A maximal run of consecutive *async* read calls
+runs concurrently; sync handlers run inline (no thread hop); a write is a barrier.
+
+A write's idempotency key is derived from the user, the conversation, the user turn, the tool,
+the validated arguments and the ordinal of that identical call within the turn. Everything in
+``TurnState`` that decides a key (the ordinals) or an outcome (the convergence guard's
+failures) is a function of the turn's calls and their recorded outcomes: ``replay`` rebuilds
+it from the journal, so a resumed turn mints exactly the keys the live run minted, and a
+genuinely new call never collides with an old one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +32,21 @@ from pydantic import BaseModel
 
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
+from ._heartbeat import HEARTBEAT
 from ._ledger import Ledger, LedgerEntry, MemoryLedger, canonical_json, fingerprint
 from ._ledger import idempotency_key as make_key
 from ._messages import ToolCall
-from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, from_record, to_record
+from ._outcome import (
+    Detail,
+    ErrorCode,
+    Ok,
+    Outcome,
+    Recovery,
+    ToolError,
+    checked_data,
+    from_record,
+    to_record,
+)
 from ._texts import Lang, text
 from ._tools import ReconcileResult, Tool, ToolSet
 
@@ -36,7 +56,7 @@ Decision = Callable[[ToolCall, Tool], bool | None]
 
 @dataclass(frozen=True, slots=True)
 class CallRecord:
-    """One call and its one outcome."""
+    """One call and its one outcome (``key``: the write's idempotency key)."""
 
     call: ToolCall
     outcome: Outcome
@@ -55,17 +75,19 @@ class TurnState:
     failures: dict[str, tuple[str, int, ToolError]] = field(default_factory=dict)
     ordinals: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, bool] = field(default_factory=dict)
-    """Confirmation decisions by call id (True approved, False denied)."""
+    """A person's decisions in this turn, by the idempotency key of the exact call decided
+    (True approved, False denied). A decision for any other call is never applied."""
 
 
 class _Prepared:
     """A validated call; its canonical form is computed only when something needs it."""
 
-    __slots__ = ("_canonical", "_fingerprint", "args", "tool")
+    __slots__ = ("_canonical", "_fingerprint", "args", "key", "tool")
 
     def __init__(self, tool: Tool, args: BaseModel) -> None:
         self.tool = tool
         self.args = args
+        self.key: str | None = None
         self._canonical: str | None = None
         self._fingerprint: str | None = None
 
@@ -85,11 +107,35 @@ class _Prepared:
 
 
 @dataclass(frozen=True, slots=True)
+class _Refused:
+    """A call that cannot run: its identity for the guard, and the problems with its
+    arguments (None: the tool does not exist)."""
+
+    identity: str
+    details: tuple[Detail, ...] | None
+
+
+_NOT_AN_OBJECT = Detail(
+    "$", "the arguments are not a JSON object", "a JSON object matching the schema"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCall:
+    """A call that waits for a person's decision, bound to its exact identity."""
+
+    call: ToolCall
+    key: str
+    fingerprint: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class BatchResult:
     """The records of a batch; ``pending`` is the call waiting for a person, if any."""
 
     records: tuple[CallRecord, ...]
-    pending: ToolCall | None = None
+    pending: PendingCall | None = None
 
 
 class Executor:
@@ -118,42 +164,43 @@ class Executor:
 
     # -- batches ---------------------------------------------------------------------------
 
-    async def run_batch(
-        self,
-        calls: Sequence[ToolCall],
-        state: TurnState,
-        *,
-        done: Sequence[CallRecord] = (),
-    ) -> BatchResult:
-        """Run ``calls`` in order; ``done`` are records of a paused run of the same batch."""
-        records: list[CallRecord] = list(done)
+    async def run_batch(self, calls: Sequence[ToolCall], state: TurnState) -> BatchResult:
+        """Run ``calls`` in order; stop early (``pending``) at a call that needs a person."""
+        records: list[CallRecord] = []
         group: list[tuple[ToolCall, _Prepared]] = []
-        for call in calls[len(done) :]:
-            if state.stopped:
-                if group:
-                    records.extend(await self._flush(group, state))
+        for call in calls:
+            tool = self.tools.get(call.name)
+            concurrent = tool is not None and tool.effect == "read" and tool.is_async
+            if not concurrent:
+                records.extend(await self._flush(group, state))
+            if _stopped(state):  # checked before preparing: a skipped call takes no ordinal
+                records.extend(await self._flush(group, state))
                 records.append(self._not_executed(call, state))
                 continue
             prepared = self._prepare(call, state)
             if isinstance(prepared, ToolError):
-                if group:
-                    records.extend(await self._flush(group, state))
-                records.append(self._finish(call, prepared, state, executed=False))
-                continue
-            if prepared.tool.effect == "read" and prepared.tool.is_async:
-                group.append((call, prepared))
-                continue
-            if group:
                 records.extend(await self._flush(group, state))
-            if _stopped(state):
-                records.append(self._not_executed(call, state))
-                continue
-            if prepared.tool.confirm and call.call_id not in state.decisions:
-                return BatchResult(tuple(records), pending=call)
-            records.append(await self._run_one(call, prepared, state))
-        if group:
-            records.extend(await self._flush(group, state))
+                records.append(CallRecord(call, self._stop_if(prepared, state), executed=False))
+            elif concurrent:
+                group.append((call, prepared))
+            elif prepared.tool.confirm and prepared.key not in state.decisions:
+                return BatchResult(tuple(records), pending=self._pending(call, prepared))
+            else:
+                records.append(await self._run_one(call, prepared, state))
+        records.extend(await self._flush(group, state))
         return BatchResult(tuple(records))
+
+    def replay(self, state: TurnState, history: Iterable[tuple[ToolCall, Outcome]]) -> None:
+        """Bring ``state`` to where the live run stood after ``history``: the turn's earlier
+        calls with their recorded outcomes, in order. Nothing runs; ordinals and the
+        convergence guard continue exactly as they would have."""
+        for call, outcome in history:
+            if isinstance(outcome, ToolError) and outcome.code == ErrorCode.NOT_EXECUTED:
+                continue  # never prepared: the turn had stopped, or the response was cut off
+            identity = self._identify(call, state)
+            if isinstance(outcome, ToolError):
+                self._note_failure(identity, outcome, state)
+                self._stop_if(outcome, state)
 
     async def _flush(
         self, group: list[tuple[ToolCall, _Prepared]], state: TurnState
@@ -173,82 +220,123 @@ class Executor:
         )
         return CallRecord(call, error, executed=False)
 
+    def _pending(self, call: ToolCall, prepared: _Prepared) -> PendingCall:
+        assert prepared.key is not None  # confirm only applies to writes, which have keys
+        arguments = json.loads(prepared.canonical)
+        return PendingCall(call, prepared.key, prepared.fingerprint, arguments)
+
     def _finish(
         self,
         call: ToolCall,
         outcome: Outcome,
         state: TurnState,
+        prep: _Prepared,
         *,
         executed: bool,
-        key: str | None = None,
-        prep: _Prepared | None = None,
     ) -> CallRecord:
         if isinstance(outcome, ToolError):
-            if outcome.recovery is Recovery.STOP_TURN:
-                state.stopped = True
-            if prep is not None and outcome.code != ErrorCode.NOT_EXECUTED:
-                fp = prep.fingerprint
-                _, count, _ = state.failures.get(fp, ("", 0, outcome))
-                state.failures[fp] = (outcome.code, count + 1, outcome)
-        return CallRecord(call, outcome, executed=executed, key=key)
+            self._note_failure(prep.fingerprint, outcome, state)
+            self._stop_if(outcome, state)
+        return CallRecord(call, outcome, executed=executed, key=prep.key)
+
+    @staticmethod
+    def _stop_if(error: ToolError, state: TurnState) -> ToolError:
+        if error.recovery is Recovery.STOP_TURN:
+            state.stopped = True
+        return error
+
+    @staticmethod
+    def _note_failure(identity: str, error: ToolError, state: TurnState) -> None:
+        """Count a failure of the call ``identity``; the first error is kept for the guard."""
+        seen = state.failures.get(identity)
+        if seen is None:
+            state.failures[identity] = (error.code, 1, error)
+        else:
+            state.failures[identity] = (seen[0], seen[1] + 1, seen[2])
 
     # -- before the handler ------------------------------------------------------------------
 
-    def _prepare(self, call: ToolCall, state: TurnState) -> _Prepared | ToolError:
-        lang = state.lang
+    def _identify(self, call: ToolCall, state: TurnState) -> str:
+        """The identity of ``call`` for the guard; a valid write also takes its ordinal."""
+        prepared = self._validated(call)
+        if isinstance(prepared, _Refused):
+            return prepared.identity
+        self._mint(prepared, state)
+        return prepared.fingerprint
+
+    def _validated(self, call: ToolCall) -> _Prepared | _Refused:
+        """The validated call, or why it cannot run (with its identity as it was sent)."""
         tool = self.tools.get(call.name)
         if tool is None:
-            names = ", ".join(self.tools.names) or "-"
-            return self._guarded(
-                f"?{call.name}",
-                ToolError(
-                    ErrorCode.UNKNOWN_TOOL,
-                    text(lang, "unknown_tool", name=_safe_name(call.name), names=names),
-                    Recovery.CORRECT_ARGUMENTS,
-                ),
-                state,
-            )
-        raw = call.arguments
-        if raw is None:
+            return _Refused(f"?{call.name}", None)
+        if call.arguments is None:
             raw_fp = fingerprint(tool.name, "raw:" + (call.raw_arguments or ""))
-            detail = Detail(
-                "$", "the arguments are not a JSON object", "a JSON object matching the schema"
-            )
-            return self._guarded(raw_fp, self._invalid(tool, (detail,), lang), state)
-        validated = tool.validate(raw)
+            return _Refused(raw_fp, (_NOT_AN_OBJECT,))
+        validated = tool.validate(call.arguments)
         if not isinstance(validated, BaseModel):
-            raw_fp = fingerprint(tool.name, "raw:" + canonical_json(raw))
-            return self._guarded(raw_fp, self._invalid(tool, validated, lang), state)
-        prepared = _Prepared(tool, validated)
+            return _Refused(
+                fingerprint(tool.name, "raw:" + canonical_json(call.arguments)), validated
+            )
+        return _Prepared(tool, validated)
+
+    def _mint(self, prepared: _Prepared, state: TurnState) -> None:
+        """Give a write its key: its ordinal among identical calls of the turn so far."""
+        if prepared.tool.effect != "write":
+            return
+        fp = prepared.fingerprint
+        ordinal = state.ordinals.get(fp, 0)
+        state.ordinals[fp] = ordinal + 1
+        prepared.key = make_key(
+            user=self.ledger.user,
+            conversation_id=state.conversation_id,
+            user_turn=state.user_turn,
+            tool=prepared.tool.name,
+            call_fingerprint=fp,
+            ordinal=ordinal,
+        )
+
+    def _prepare(self, call: ToolCall, state: TurnState) -> _Prepared | ToolError:
+        prepared = self._validated(call)
+        if isinstance(prepared, _Refused):
+            return self._guarded(
+                prepared.identity, self._refusal(call, prepared, state.lang), state
+            )
+        self._mint(prepared, state)
         if state.failures:  # only a turn with a failure on record can repeat one
             guard = self._guard(prepared.fingerprint, state)
             if guard is not None:
                 return guard
         return prepared
 
-    def _invalid(self, tool: Tool, details: tuple[Detail, ...], lang: Lang) -> ToolError:
+    def _refusal(self, call: ToolCall, refused: _Refused, lang: Lang) -> ToolError:
+        if refused.details is None:
+            names = ", ".join(self.tools.names) or "-"
+            return ToolError(
+                ErrorCode.UNKNOWN_TOOL,
+                text(lang, "unknown_tool", name=_safe_name(call.name), names=names),
+                Recovery.CORRECT_ARGUMENTS,
+            )
         return ToolError(
             ErrorCode.INVALID_ARGUMENTS,
-            text(lang, "invalid_arguments", name=tool.name),
+            text(lang, "invalid_arguments", name=call.name),
             Recovery.CORRECT_ARGUMENTS,
-            details=details,
+            details=refused.details,
         )
 
-    def _guarded(self, fp: str, error: ToolError, state: TurnState) -> ToolError:
+    def _guarded(self, identity: str, error: ToolError, state: TurnState) -> ToolError:
         """Return ``error``, escalated if this exact call already failed in the turn."""
-        escalated = self._guard(fp, state)
+        escalated = self._guard(identity, state)
         if escalated is not None:
             return escalated
-        _, count, _ = state.failures.get(fp, ("", 0, error))
-        state.failures[fp] = (error.code, count + 1, error)
+        self._note_failure(identity, error, state)
         return error
 
-    def _guard(self, fp: str, state: TurnState) -> ToolError | None:
-        seen = state.failures.get(fp)
+    def _guard(self, identity: str, state: TurnState) -> ToolError | None:
+        seen = state.failures.get(identity)
         if seen is None:
             return None
         code, count, first = seen
-        state.failures[fp] = (code, count + 1, first)
+        state.failures[identity] = (code, count + 1, first)
         if count + 1 > self._guard_limit:
             return first.with_recovery(
                 Recovery.STOP_TURN, text(state.lang, "guard_stop", code=code)
@@ -261,11 +349,11 @@ class Executor:
 
     async def _run_one(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
         tool = prep.tool
-        if tool.confirm and state.decisions.get(call.call_id) is False:
+        if tool.confirm and state.decisions.get(prep.key or "") is False:
             denied = ToolError(
                 ErrorCode.DENIED, text(state.lang, "denied"), Recovery.CHOOSE_ALTERNATIVE
             )
-            return self._finish(call, denied, state, executed=False, prep=prep)
+            return self._finish(call, denied, state, prep, executed=False)
         ctx = ToolContext(call.call_id, tool.name, state.conversation_id, state.lang, app=self._app)
         if tool.effect == "read":
             outcome = await self._invoke(tool, prep, ctx)
@@ -276,22 +364,14 @@ class Executor:
                     text(state.lang, "unavailable", name=tool.name),
                     Recovery.CHOOSE_ALTERNATIVE,
                 )
-            return self._finish(call, outcome, state, executed=True, prep=prep)
+            return self._finish(call, outcome, state, prep, executed=True)
         return await self._run_write(call, prep, state, ctx)
 
     async def _run_write(
         self, call: ToolCall, prep: _Prepared, state: TurnState, ctx: ToolContext
     ) -> CallRecord:
-        tool = prep.tool
-        ordinal = state.ordinals.get(prep.fingerprint, 0)
-        state.ordinals[prep.fingerprint] = ordinal + 1
-        key = make_key(
-            conversation_id=state.conversation_id,
-            user_turn=state.user_turn,
-            tool=tool.name,
-            call_fingerprint=prep.fingerprint,
-            ordinal=ordinal,
-        )
+        tool, key = prep.tool, prep.key
+        assert key is not None  # every write is minted a key when it is prepared
         arguments = json.loads(prep.canonical)
         claim = self.ledger.claim(
             key=key,
@@ -303,19 +383,41 @@ class Executor:
         )
         if not claim.owned:
             outcome = self._settled(tool, claim.entry, prep, state.lang)
-            return self._finish(call, outcome, state, executed=False, key=key, prep=prep)
+            return self._finish(call, outcome, state, prep, executed=False)
         ctx.key, ctx.attempt, ctx._ledger = key, claim.entry.attempt, self.ledger
-        result = await self._invoke(tool, prep, ctx)
+        attempt = claim.entry.attempt
+        try:
+            with HEARTBEAT.keep(
+                lambda: self.ledger.renew(key, attempt, self._lease), every=self._lease / 3
+            ):
+                result = await self._invoke(tool, prep, ctx)
+        except BaseException:  # interrupted (Ctrl-C, cancelled): its fate is now unknown
+            self._abandon(tool, key, attempt, state.lang)
+            raise
         if isinstance(result, BaseException):
             self._diagnose(result, ctx)
             outcome = self._after_failure(tool, key, arguments, ctx, state.lang)
         else:
             outcome = self._settle(tool, key, ctx, result)
-        return self._finish(call, outcome, state, executed=True, key=key, prep=prep)
+        return self._finish(call, outcome, state, prep, executed=True)
+
+    def _abandon(self, tool: Tool, key: str, attempt: int, lang: Lang) -> None:
+        """Best effort, on the way out of an interrupted write: mark it ``unknown`` so that
+        the next resume or reconcile settles it at once instead of waiting out its lease."""
+        unknown = ToolError(
+            ErrorCode.OUTCOME_UNKNOWN,
+            text(lang, "outcome_unknown", name=tool.name),
+            Recovery.STOP_TURN,
+        )
+        # the interruption wins over a failure here; the claim's lease expires anyway
+        with contextlib.suppress(Exception):
+            self.ledger.finalize(key, attempt, "unknown", error=to_record(unknown))
 
     async def _invoke(
         self, tool: Tool, prep: _Prepared, ctx: ToolContext
     ) -> Outcome | BaseException:
+        """Run the handler; what it raises, or returns that is not an outcome of plain JSON
+        data, comes back as the exception to diagnose (the error boundary)."""
         kwargs = prep.args.__dict__  # the validated field values, by name
         try:
             if tool.is_async:
@@ -428,11 +530,15 @@ class Executor:
             return None
 
     def reconcile(
-        self, *, conversation_id: str | None = None, lang: Lang = "en"
+        self, *, conversation_id: str | None = None, lang: Lang = "en", orphaned: bool = False
     ) -> list[LedgerEntry]:
-        """Settle unconfirmed writes: expired ``pending`` become ``unknown``, then each
+        """Settle unconfirmed writes: expired ``pending`` become ``unknown`` (all ``pending``
+        ones when ``orphaned``: the conversation's last writer is known to be dead), then each
         ``unknown`` is decided by the ledger (atomic writes) or the tool's ``reconcile`` hook.
         Writes nobody can decide stay ``unknown``. Returns the entries as they now are."""
+        if orphaned and conversation_id is None:
+            msg = "only one conversation's writes can be orphaned"
+            raise ValueError(msg)
         settled: list[LedgerEntry] = []
         open_entries = [
             *self.ledger.entries(conversation_id=conversation_id, state="pending"),
@@ -440,8 +546,8 @@ class Executor:
         ]
         for entry in open_entries:
             current: LedgerEntry | None = entry
-            if entry.state == "pending" and entry.lease_expired:
-                current = self.ledger.expire(entry.key)
+            if entry.state == "pending" and (entry.lease_expired or orphaned):
+                current = self.ledger.expire(entry.key, orphaned=orphaned)
             if current is None or current.state != "unknown":
                 continue
             tool = self.tools.get(current.tool)
@@ -486,8 +592,9 @@ class Executor:
             return self._reconcile_or_unknown(
                 tool, entry.key, entry.attempt, entry.arguments, unknown, lang
             )
+        # its attempt is in flight (or its worker died moments ago): never Ok, never re-run
         return ToolError(
-            ErrorCode.OUTCOME_UNKNOWN, text(lang, "held_back", name=tool.name), Recovery.STOP_TURN
+            ErrorCode.IN_PROGRESS, text(lang, "in_progress", name=tool.name), Recovery.STOP_TURN
         )
 
 
@@ -497,16 +604,18 @@ def _stopped(state: TurnState) -> bool:
 
 
 def _to_outcome(value: object) -> Outcome:
+    """What a handler returned, as an outcome; raises if it is not one of plain JSON data."""
     if isinstance(value, ToolError):
-        return value
+        return value  # its fields were checked when it was built
     if isinstance(value, Ok):
+        checked_data(value.data)
         return value
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
     if not isinstance(value, dict):
         msg = f"a tool must return a JSON object or a ToolError, not {type(value).__name__}"
         raise TypeError(msg)
-    return Ok(value)
+    return Ok(checked_data(value))
 
 
 def _safe_name(name: str) -> str:

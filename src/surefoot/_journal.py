@@ -1,26 +1,95 @@
-"""The journal: the neutral transcript of each conversation, and its confirmation decisions.
+"""The journal: each conversation's neutral transcript, who may write it, and the approvals
+its calls asked for.
 
-Each ``append`` is durable when it returns (for SQL journals, one commit). The turn loop
-appends the model's response *before* running its tool calls, and the results after, so a
-killed process leaves a transcript that ``Agent.resume`` can finish.
+One writer per conversation. A turn first ``acquire``s the conversation (a lease with a fencing
+token, decided by the journal's database, not by an in-process lock), renews it while it runs
+and ``release``s it at the end. Every ``append`` checks the token in the same commit, so a
+writer whose lease was taken over can never interleave its messages with the new holder's.
+
+Each ``append`` is durable when it returns (for SQL journals, one commit) and may carry several
+messages: the loop journals a stop_turn's results together with the harness's stop message, so
+no crash can leave the first without the second. The model's response is appended *before* its
+tool calls run, and the results after, so a killed process leaves a transcript that
+``Agent.resume`` can finish.
+
+Approvals are bound to the exact call: an approval names the conversation, the user turn, the
+tool, the fingerprint of the validated arguments and the write's idempotency key (which the
+ordinal of identical calls makes unique). A decision is only ever applied to that call.
+
+A journal belongs to one user (tenant); conversations of other users are not found.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import time
+import uuid
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
+from ._exceptions import ConversationBusyError
+from ._ledger import DEFAULT_USER
 from ._messages import Message
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A conversation held by one writer; ``fence`` grows with every new holder.
+    ``orphaned``: it was taken over from a holder provably dead (a process of this machine
+    that no longer runs), so that holder's unsettled writes can be settled at once."""
+
+    conversation_id: str
+    owner: str
+    fence: int
+    orphaned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRef:
+    """Which model a turn runs on (never its key), so a resumed turn continues on it."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """A confirmation a call asked for, and the person's decision (None while undecided)."""
+
+    id: str
+    conversation_id: str
+    user_turn: int
+    key: str
+    call_id: str
+    tool: str
+    fingerprint: str
+    arguments: dict[str, Any]
+    approved: bool | None = None
+
+
+def approval_id(key: str) -> str:
+    """The id a person uses to decide on the write with idempotency key ``key``."""
+    return "ap_" + key.removeprefix("sfk_")[:24]
 
 
 class Journal(Protocol):
     """Where transcripts live. ``MemoryJournal`` and ``SqlJournal`` implement it."""
 
+    @property
+    def user(self) -> str:
+        """Whose conversations these are."""
+        ...
+
     def load(self, conversation_id: str) -> list[Message]:
         """The messages of a conversation, in order (empty if it does not exist)."""
         ...
 
-    def append(self, conversation_id: str, message: Message) -> None:
-        """Durably add ``message`` at the end."""
+    def append(
+        self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
+    ) -> None:
+        """Durably add ``messages`` at the end, in one commit, if ``lease`` is still the
+        conversation's; raise ``ConversationBusyError`` otherwise. ``model`` records the model the
+        turn runs on."""
         ...
 
     def exists(self, conversation_id: str) -> bool:
@@ -28,43 +97,131 @@ class Journal(Protocol):
         ...
 
     def conversations(self) -> list[str]:
-        """Conversation ids, most recent first."""
+        """Conversation ids with messages, most recent first."""
         ...
 
-    def decide(self, conversation_id: str, call_id: str, *, approved: bool) -> bool:
-        """Record a person's decision on a call; False if one was already recorded."""
+    def acquire(self, conversation_id: str, *, seconds: float) -> Lease | None:
+        """Hold the conversation for ``seconds`` (None if another live writer holds it)."""
         ...
 
-    def decisions(self, conversation_id: str) -> dict[str, bool]:
-        """Recorded decisions by call id."""
+    def renew(self, lease: Lease, *, seconds: float) -> bool:
+        """Extend ``lease``; False if it was taken over."""
         ...
+
+    def release(self, lease: Lease) -> None:
+        """Let go of ``lease`` (nothing happens if it was taken over)."""
+        ...
+
+    def model_of(self, conversation_id: str) -> ModelRef | None:
+        """The model the conversation's last turn runs on, if recorded."""
+        ...
+
+    def request_approval(self, approval: Approval) -> Approval:
+        """Record that a call waits for a decision (once); returns the stored approval."""
+        ...
+
+    def decide(self, conversation_id: str, approval_id: str, *, approved: bool) -> bool:
+        """Record a person's decision on an undecided approval; False if there is none."""
+        ...
+
+    def approvals(
+        self,
+        *,
+        conversation_id: str | None = None,
+        user_turn: int | None = None,
+        decided: bool | None = None,
+    ) -> list[Approval]:
+        """Approvals, oldest first, optionally filtered."""
+        ...
+
+
+@dataclass
+class _Conversation:
+    messages: list[Message]
+    owner: str | None = None
+    fence: int = 0
+    lease_until: float = 0.0
+    model: ModelRef | None = None
 
 
 class MemoryJournal:
-    """A journal kept in memory."""
+    """A journal kept in memory (leases and approvals too)."""
 
-    def __init__(self) -> None:
-        self._messages: dict[str, list[Message]] = {}
-        self._decisions: dict[str, dict[str, bool]] = {}
+    def __init__(self, *, user: str = DEFAULT_USER, clock: Any = time.monotonic) -> None:
+        self.user = user
+        self._clock = clock
+        self._conversations: dict[str, _Conversation] = {}
+        self._approvals: dict[str, Approval] = {}
 
     def load(self, conversation_id: str) -> list[Message]:
-        return list(self._messages.get(conversation_id, ()))
+        found = self._conversations.get(conversation_id)
+        return list(found.messages) if found is not None else []
 
-    def append(self, conversation_id: str, message: Message) -> None:
-        self._messages.setdefault(conversation_id, []).append(message)
+    def append(
+        self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
+    ) -> None:
+        found = self._conversations.get(conversation_id)
+        if found is None or (found.owner, found.fence) != (lease.owner, lease.fence):
+            raise ConversationBusyError(conversation_id)
+        found.messages.extend(messages)
+        if model is not None:
+            found.model = model
+        # most recent first in ``conversations``: move to the end of the insertion order
+        self._conversations[conversation_id] = self._conversations.pop(conversation_id)
 
     def exists(self, conversation_id: str) -> bool:
-        return bool(self._messages.get(conversation_id))
+        found = self._conversations.get(conversation_id)
+        return found is not None and bool(found.messages)
 
     def conversations(self) -> list[str]:
-        return list(reversed(self._messages))
+        return [cid for cid, c in reversed(self._conversations.items()) if c.messages]
 
-    def decide(self, conversation_id: str, call_id: str, *, approved: bool) -> bool:
-        decided = self._decisions.setdefault(conversation_id, {})
-        if call_id in decided:
+    def acquire(self, conversation_id: str, *, seconds: float) -> Lease | None:
+        found = self._conversations.setdefault(conversation_id, _Conversation([]))
+        now = self._clock()
+        if found.owner is not None and found.lease_until >= now:
+            return None
+        found.owner, found.fence = uuid.uuid4().hex, found.fence + 1
+        found.lease_until = now + seconds
+        return Lease(conversation_id, found.owner, found.fence)
+
+    def renew(self, lease: Lease, *, seconds: float) -> bool:
+        found = self._conversations.get(lease.conversation_id)
+        if found is None or (found.owner, found.fence) != (lease.owner, lease.fence):
             return False
-        decided[call_id] = approved
+        found.lease_until = self._clock() + seconds
         return True
 
-    def decisions(self, conversation_id: str) -> dict[str, bool]:
-        return dict(self._decisions.get(conversation_id, {}))
+    def release(self, lease: Lease) -> None:
+        found = self._conversations.get(lease.conversation_id)
+        if found is not None and (found.owner, found.fence) == (lease.owner, lease.fence):
+            found.owner, found.lease_until = None, 0.0
+
+    def model_of(self, conversation_id: str) -> ModelRef | None:
+        found = self._conversations.get(conversation_id)
+        return found.model if found is not None else None
+
+    def request_approval(self, approval: Approval) -> Approval:
+        return self._approvals.setdefault(approval.id, replace(approval, approved=None))
+
+    def decide(self, conversation_id: str, approval_id: str, *, approved: bool) -> bool:
+        found = self._approvals.get(approval_id)
+        if found is None or found.conversation_id != conversation_id or found.approved is not None:
+            return False
+        self._approvals[approval_id] = replace(found, approved=approved)
+        return True
+
+    def approvals(
+        self,
+        *,
+        conversation_id: str | None = None,
+        user_turn: int | None = None,
+        decided: bool | None = None,
+    ) -> list[Approval]:
+        return [
+            a
+            for a in self._approvals.values()
+            if conversation_id in (None, a.conversation_id)
+            and user_turn in (None, a.user_turn)
+            and (decided is None or (a.approved is not None) == decided)
+        ]

@@ -10,7 +10,12 @@ States::
 
 ``attempt`` is a fencing counter: a worker may only settle the row for the attempt it claimed.
 Moving an expired pending row to ``unknown`` bumps it, so a worker that wakes up after its
-lease cannot settle (and, for atomic writes, its whole transaction is rolled back).
+lease cannot settle (and, for atomic writes, its whole transaction is rolled back). While a
+handler runs, its claim's lease is renewed (``renew``), so a slow but live handler is never
+taken for a dead one.
+
+A ledger belongs to one user (tenant): every row carries it, every query is scoped to it, and
+the user is part of every key, so one database can hold many people's writes apart.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from ._exceptions import StoreError
 
@@ -61,6 +66,11 @@ class Claim:
 class Ledger(Protocol):
     """Where writes are claimed and settled. ``MemoryLedger`` and ``SqlLedger`` implement it."""
 
+    @property
+    def user(self) -> str:
+        """Whose writes these are."""
+        ...
+
     def claim(
         self,
         *,
@@ -90,6 +100,10 @@ class Ledger(Protocol):
         """Settle a pending/unknown row claimed at ``attempt``; False if fenced or settled."""
         ...
 
+    def renew(self, key: str, attempt: int, lease_seconds: float) -> bool:
+        """Extend the lease of a ``pending`` claim held at ``attempt``; False if fenced."""
+        ...
+
     def get(self, key: str) -> LedgerEntry | None:
         """The entry for ``key``."""
         ...
@@ -100,8 +114,9 @@ class Ledger(Protocol):
         """Entries, oldest first, optionally filtered."""
         ...
 
-    def expire(self, key: str) -> LedgerEntry | None:
-        """If ``key`` is pending past its lease, make it ``unknown`` (fencing bump)."""
+    def expire(self, key: str, *, orphaned: bool = False) -> LedgerEntry | None:
+        """If ``key`` is pending past its lease (or ``orphaned``: its worker is known to be
+        dead), make it ``unknown`` (fencing bump)."""
         ...
 
 
@@ -118,18 +133,32 @@ def fingerprint(tool: str, canonical_arguments: str) -> str:
     return hashlib.sha256(f"{tool}\x00{canonical_arguments}".encode()).hexdigest()[:32]
 
 
+DEFAULT_USER: Final = "default"
+
+
 def idempotency_key(
-    *, conversation_id: str, user_turn: int, tool: str, call_fingerprint: str, ordinal: int
+    *,
+    user: str = DEFAULT_USER,
+    conversation_id: str,
+    user_turn: int,
+    tool: str,
+    call_fingerprint: str,
+    ordinal: int,
 ) -> str:
-    """The write's identity (DESIGN §10): conversation, user turn, tool, arguments, ordinal."""
+    """The write's identity: user, conversation, user turn, tool, arguments (fingerprint) and
+    the ordinal of that identical call within the turn. The default user is left out of the
+    hash, so keys minted before users existed stay the same."""
     raw = f"{conversation_id}\x00{user_turn}\x00{tool}\x00{call_fingerprint}\x00{ordinal}"
+    if user != DEFAULT_USER:
+        raw = f"{user}\x00{raw}"
     return "sfk_" + hashlib.sha256(raw.encode()).hexdigest()[:40]
 
 
 class MemoryLedger:
     """An in-process ledger for tests and ephemeral agents (no atomic writes)."""
 
-    def __init__(self, *, clock: Any = time.time) -> None:
+    def __init__(self, *, user: str = DEFAULT_USER, clock: Any = time.time) -> None:
+        self.user = user
         self._rows: dict[str, LedgerEntry] = {}
         self._leases: dict[str, float] = {}
         self._lock = threading.Lock()
@@ -194,6 +223,14 @@ class MemoryLedger:
             )
             return True
 
+    def renew(self, key: str, attempt: int, lease_seconds: float) -> bool:
+        with self._lock:
+            row = self._rows.get(key)
+            if row is None or row.attempt != attempt or row.state != "pending":
+                return False
+            self._leases[key] = self._clock() + lease_seconds
+            return True
+
     def get(self, key: str) -> LedgerEntry | None:
         with self._lock:
             row = self._rows.get(key)
@@ -211,11 +248,13 @@ class MemoryLedger:
             and (state is None or r.state == state)
         ]
 
-    def expire(self, key: str) -> LedgerEntry | None:
+    def expire(self, key: str, *, orphaned: bool = False) -> LedgerEntry | None:
         now = self._clock()
         with self._lock:
             row = self._rows.get(key)
-            if row is None or row.state != "pending" or self._leases.get(key, 0.0) >= now:
+            if row is None or row.state != "pending":
+                return row
+            if not orphaned and self._leases.get(key, 0.0) >= now:
                 return row
             row = replace(row, state="unknown", attempt=row.attempt + 1, updated_at=now)
             self._rows[key] = row

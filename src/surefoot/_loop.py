@@ -1,35 +1,47 @@
 """The turn loop: request → execute → decide, until the turn ends.
 
-One user turn::
+One user turn, holding the conversation (one writer at a time, across processes)::
 
-    append user message
+    append user message                 (with the model the turn runs on)
     loop:
-        step = request the model            (response journaled before any tool runs)
+        step = request the model        (response journaled before any tool runs)
         no tool calls        → Completed (or max_tokens / refusal)
+        pause, no calls      → another round (counted against the limit)
         too many rounds      → RoundLimit  (calls filled with not_executed)
-        run the batch        (results journaled)
-        a stop_turn outcome  → Stopped     (harness's own message; no further request)
-        a call needs a person→ AwaitingConfirmation
-        otherwise            → next round
+        run the batch
+        a call needs a person→ AwaitingConfirmation (the approval is recorded)
+        a stop_turn outcome  → Stopped: results and the harness's message in ONE commit;
+                               the model is not asked again
+        otherwise            → results journaled; next round
 
-``resume`` finishes a turn whose last journaled message is a model response with unanswered
-calls (a killed process, or a confirmation that has now been decided): the same batch runs
-again, writes replay from the ledger by their idempotency keys, so nothing is done twice.
+``resume`` finishes a turn from the journal: calls without results (a killed process, or a
+confirmation now decided) run again with the turn's state rebuilt from the journal, so every
+write gets the key the live run gave it and nothing committed is done twice; results that end
+with a stop_turn end the turn without asking the model.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._diagnostics import DiagnosticsSink, Redactor
-from ._exceptions import ProviderConnectionError, ProviderError, SurefootError
-from ._executor import BatchResult, CallRecord, Executor, TurnState
-from ._journal import Journal, MemoryJournal
-from ._ledger import Ledger
+from ._diagnostics import Diagnostic, DiagnosticsSink, Redactor
+from ._exceptions import (
+    ConfigurationError,
+    ConversationBusyError,
+    ProviderConnectionError,
+    ProviderError,
+    SurefootError,
+    TurnPendingError,
+)
+from ._executor import CallRecord, Executor, PendingCall, TurnState
+from ._heartbeat import HEARTBEAT
+from ._journal import Approval, Journal, Lease, MemoryJournal, ModelRef, approval_id
+from ._ledger import Ledger, LedgerEntry, LedgerState
 from ._messages import (
     AssistantMessage,
     HarnessMessage,
@@ -65,9 +77,11 @@ EventHandler = Callable[[TurnEvent], Awaitable[None] | None]
 
 @dataclass(frozen=True, slots=True)
 class PendingConfirmation:
-    """A call waiting for a person's decision."""
+    """A call waiting for a person's decision. ``id`` names exactly this call (its tool,
+    arguments, turn and position among identical calls); pass it to ``Agent.decide``."""
 
     conversation_id: str
+    id: str
     call_id: str
     tool: str
     arguments: dict[str, Any] | None
@@ -90,6 +104,7 @@ class TurnResult:
 @dataclass(slots=True)
 class _Turn:
     conversation_id: str
+    lease: Lease
     messages: list[Message]
     state: TurnState
     on_event: EventHandler | None
@@ -129,6 +144,7 @@ class Agent:
         self.app_name = app_name
         self.max_rounds = max_rounds
         self.stream = stream
+        self.lease_seconds = lease_seconds
         self.journal: Journal = journal if journal is not None else MemoryJournal()
         self.executor = Executor(
             tools,
@@ -139,6 +155,9 @@ class Agent:
             lease_seconds=lease_seconds,
             app_context=app_context,
         )
+        if self.executor.ledger.user != self.journal.user:
+            msg = "the journal and the ledger must belong to the same user"
+            raise ConfigurationError(msg)
         self._specs = tools.specs()
 
     # -- public entry points -----------------------------------------------------------------
@@ -149,66 +168,206 @@ class Agent:
         *,
         conversation_id: str | None = None,
         on_event: EventHandler | None = None,
+        lease: Lease | None = None,
     ) -> TurnResult:
-        """Run one user turn to its end."""
+        """Run one user turn to its end. Raises ``ConversationBusyError`` if another writer holds
+        the conversation and ``TurnPendingError`` if its last turn is unfinished. ``lease``: a
+        hold already taken with ``hold`` (it stays held)."""
         conversation_id = conversation_id or new_conversation_id()
-        messages = self.journal.load(conversation_id)
-        turn = self._turn(conversation_id, messages, on_event)
-        self._append(turn, UserMessage(user_text))
-        turn.state.user_turn = _user_turns(turn.messages) - 1
-        return await self._rounds(turn)
+        with self._holding(conversation_id, lease) as held:
+            if held.orphaned:  # its last writer died: settle what it left unsettled
+                self.executor.reconcile(conversation_id=conversation_id, orphaned=True)
+            messages = self.journal.load(conversation_id)
+            if _unanswered(messages):
+                raise TurnPendingError(conversation_id)
+            turn = self._turn(conversation_id, held, messages, on_event, _user_turns(messages))
+            self._append(turn, UserMessage(user_text), model=self.model_ref)
+            return await self._rounds(turn)
 
     async def resume(
-        self, conversation_id: str, *, on_event: EventHandler | None = None
+        self,
+        conversation_id: str,
+        *,
+        on_event: EventHandler | None = None,
+        lease: Lease | None = None,
     ) -> TurnResult:
-        """Finish an interrupted or paused turn from the journal."""
-        messages = self.journal.load(conversation_id)
-        if not messages:
-            msg = f"there is no conversation {conversation_id!r} to resume"
-            raise SurefootError(msg)
-        turn = self._turn(conversation_id, messages, on_event)
-        last = messages[-1]
-        if isinstance(last, AssistantMessage) and last.tool_calls:
-            turn.rounds = _rounds_since_user(messages)
-            step = await self._execute(turn, last)
-            if step is not None:
-                return step
-        elif not isinstance(last, UserMessage | ToolResultsMessage):
-            return self._finished_result(turn, last)
-        return await self._rounds(turn)
+        """Finish an interrupted or paused turn from the journal (a finished turn just
+        reports how it ended). It must run on the model the turn started with."""
+        with self._holding(conversation_id, lease) as held:
+            messages = self.journal.load(conversation_id)
+            if not messages:
+                msg = f"there is no conversation {conversation_id!r} to resume"
+                raise SurefootError(msg)
+            user_turn = max(_user_turns(messages) - 1, 0)
+            turn = self._turn(conversation_id, held, messages, on_event, user_turn)
+            if _finished(messages[-1]):
+                return self._finished_result(turn, messages[-1])
+            self._check_model(conversation_id)
+            # writes it left unconfirmed: settled now if provable (all of them if its last
+            # writer is known to be dead), else held back as in_progress / outcome_unknown
+            self.executor.reconcile(
+                conversation_id=conversation_id, lang=self.lang, orphaned=held.orphaned
+            )
+            history = _turn_history(messages)
+            self.executor.replay(turn.state, ((call, result.outcome) for call, result in history))
+            turn.rounds = _rounds_before_last(messages)
+            step = await self._continue(turn, messages[-1], [r for _, r in history])
+            return step if step is not None else await self._rounds(turn)
 
     def run_turn_sync(self, user_text: str, *, conversation_id: str | None = None) -> TurnResult:
         """``run_turn`` for synchronous callers."""
         return asyncio.run(self.run_turn(user_text, conversation_id=conversation_id))
 
-    def decide(self, conversation_id: str, call_id: str, *, approved: bool) -> bool:
-        """Record a person's decision on a pending call (once; later ones are ignored)."""
-        return self.journal.decide(conversation_id, call_id, approved=approved)
+    @contextmanager
+    def hold(self, conversation_id: str) -> Iterator[Lease]:
+        """Hold the conversation (one writer across processes), renewed while the block runs.
+        Raises ``ConversationBusyError`` if another live writer holds it."""
+        lease = self.journal.acquire(conversation_id, seconds=self.lease_seconds)
+        if lease is None:
+            raise ConversationBusyError(conversation_id)
+        try:
+            with HEARTBEAT.keep(
+                lambda: self.journal.renew(lease, seconds=self.lease_seconds),
+                every=self.lease_seconds / 3,
+            ):
+                yield lease
+        finally:
+            self.journal.release(lease)
+
+    @property
+    def model_ref(self) -> ModelRef:
+        """The model this agent runs on, as the journal records it (never its key)."""
+        return ModelRef(
+            self.model.provider, self.model.model_name, getattr(self.model, "base_url", None)
+        )
+
+    def decide(self, conversation_id: str, approval: str, *, approved: bool) -> bool:
+        """Record a person's decision on the call waiting for one (``approval`` is its
+        ``PendingConfirmation.id``). False if that call is not the one waiting: a decision
+        never applies to any other call. Then ``resume`` runs the turn on."""
+        pending = self.pending_confirmation(conversation_id)
+        if pending is None or pending.id != approval:
+            return False
+        return self.journal.decide(conversation_id, approval, approved=approved)
 
     def pending_confirmation(self, conversation_id: str) -> PendingConfirmation | None:
         """The call of this conversation waiting for a decision, if any."""
         messages = self.journal.load(conversation_id)
-        if not messages or not isinstance(messages[-1], AssistantMessage):
+        if not _unanswered(messages):
             return None
-        decided = self.journal.decisions(conversation_id)
-        for call in messages[-1].tool_calls:
-            tool = self.tools.get(call.name)
-            if tool is not None and tool.confirm and call.call_id not in decided:
-                return PendingConfirmation(conversation_id, call.call_id, call.name, call.arguments)
+        last = messages[-1]
+        assert isinstance(last, AssistantMessage)
+        waiting = {(c.call_id, c.name) for c in last.tool_calls}
+        user_turn = _user_turns(messages) - 1
+        for approval in self.journal.approvals(
+            conversation_id=conversation_id, user_turn=user_turn, decided=False
+        ):
+            if (approval.call_id, approval.tool) in waiting:
+                return _pending_of(approval)
         return None
+
+    def approval(self, conversation_id: str, approval: str) -> Approval | None:
+        """The approval ``approval`` of this conversation (decided or not), if it exists."""
+        found = self.journal.approvals(conversation_id=conversation_id)
+        return next((a for a in found if a.id == approval), None)
+
+    def unfinished(self, conversation_id: str) -> bool:
+        """Whether the conversation's last turn has calls without results (it waits for a
+        decision, or it was interrupted): ``resume`` finishes it."""
+        return _unanswered(self.journal.load(conversation_id))
+
+    def pending_confirmations(self) -> list[PendingConfirmation]:
+        """Every call of this user's conversations that waits for a decision."""
+        waiting = {a.conversation_id for a in self.journal.approvals(decided=False)}
+        found = (self.pending_confirmation(cid) for cid in sorted(waiting))
+        return [p for p in found if p is not None]
+
+    def conversations(self) -> list[str]:
+        """This user's conversation ids, most recent first."""
+        return self.journal.conversations()
+
+    def exists(self, conversation_id: str) -> bool:
+        """Whether this user has a conversation ``conversation_id``."""
+        return self.journal.exists(conversation_id)
+
+    def turn_model(self, conversation_id: str) -> ModelRef | None:
+        """The model the conversation's last turn runs on (a resume must use it)."""
+        return self.journal.model_of(conversation_id)
+
+    def writes(
+        self, *, conversation_id: str | None = None, state: LedgerState | None = None
+    ) -> list[LedgerEntry]:
+        """Every write this user's turns attempted, with its ledger state, oldest first."""
+        return self.executor.ledger.entries(conversation_id=conversation_id, state=state)
+
+    def reconcile(self, *, conversation_id: str | None = None) -> list[LedgerEntry]:
+        """Settle unconfirmed writes now (expired claims, then the ledger or each tool's own
+        check); returns the entries as they now are. Nothing is ever re-run."""
+        return self.executor.reconcile(conversation_id=conversation_id, lang=self.lang)
+
+    def diagnostics(self, *, conversation_id: str | None = None) -> list[Diagnostic]:
+        """The local diagnostics of this user's failed calls, oldest first."""
+        return self.executor.diagnostics.list(conversation_id=conversation_id)
 
     # -- steps -----------------------------------------------------------------------------
 
+    @contextmanager
+    def _holding(self, conversation_id: str, lease: Lease | None) -> Iterator[Lease]:
+        if lease is not None:
+            if lease.conversation_id != conversation_id:
+                msg = "the lease is for another conversation"
+                raise ConfigurationError(msg)
+            yield lease
+            return
+        with self.hold(conversation_id) as held:
+            yield held
+
+    def _check_model(self, conversation_id: str) -> None:
+        recorded = self.journal.model_of(conversation_id)
+        current = self.model_ref
+        if recorded is not None and (recorded.provider, recorded.model) != (
+            current.provider,
+            current.model,
+        ):
+            msg = (
+                f"conversation {conversation_id!r} runs on {recorded.provider} "
+                f"({recorded.model}); resume it with that model, not {current.provider} "
+                f"({current.model})"
+            )
+            raise ConfigurationError(msg)
+
     def _turn(
-        self, conversation_id: str, messages: list[Message], on_event: EventHandler | None
+        self,
+        conversation_id: str,
+        lease: Lease,
+        messages: list[Message],
+        on_event: EventHandler | None,
+        user_turn: int,
     ) -> _Turn:
-        state = TurnState(
-            conversation_id,
-            user_turn=max(_user_turns(messages) - 1, 0),
-            lang=self.lang,
-            decisions=self.journal.decisions(conversation_id),
-        )
-        return _Turn(conversation_id, messages, state, on_event)
+        decisions = {
+            a.key: a.approved
+            for a in self.journal.approvals(
+                conversation_id=conversation_id, user_turn=user_turn, decided=True
+            )
+            if a.approved is not None
+        }
+        state = TurnState(conversation_id, user_turn, lang=self.lang, decisions=decisions)
+        return _Turn(conversation_id, lease, messages, state, on_event)
+
+    async def _continue(
+        self, turn: _Turn, last: Message, results: Sequence[ToolResult]
+    ) -> TurnResult | None:
+        """Where a resumed turn goes on from its last journaled message (None: ask the model)."""
+        if isinstance(last, AssistantMessage) and last.tool_calls:
+            return await self._execute(turn, last)
+        if isinstance(last, AssistantMessage) and last.finish == "pause":
+            return await self._paused(turn)
+        if isinstance(last, ToolResultsMessage) and turn.state.stopped:
+            # a stop journaled before its message existed (older journals): end it now
+            records = [CallRecord(_call_of(r), r.outcome, r.executed, r.key) for r in results]
+            reply = self._stop_text(records[-len(last.results) :])
+            return await self._stop_with(turn, (), "stop_turn", reply)
+        return None
 
     async def _rounds(self, turn: _Turn) -> TurnResult:
         while True:
@@ -217,11 +376,12 @@ class Agent:
                 return response
             message = response.message
             self._append(turn, message)
-            if message.finish == "pause" and not message.tool_calls:
-                continue
-            if not message.tool_calls:
+            if message.tool_calls:
+                step = await self._execute(turn, message)
+            elif message.finish == "pause":
+                step = await self._paused(turn)
+            else:
                 return self._completed(turn, message)
-            step = await self._execute(turn, message)
             if step is not None:
                 return step
 
@@ -245,52 +405,75 @@ class Agent:
             ),
         )
 
+    async def _paused(self, turn: _Turn) -> TurnResult | None:
+        """The provider paused its own turn: going on is another round, like a tool round."""
+        if turn.rounds >= self.max_rounds:
+            return await self._stop_with(turn, (), "round_limit", self._limit_text())
+        turn.rounds += 1
+        return None
+
     async def _execute(self, turn: _Turn, message: AssistantMessage) -> TurnResult | None:
         calls = message.tool_calls
         if message.finish == "max_tokens":
-            await self._fill(turn, calls, "truncated")
-            return await self._harness_stop(turn, "max_tokens", text(self.lang, "max_tokens"))
+            records = self._filled(calls, "truncated")
+            return await self._stop_with(turn, records, "max_tokens", text(self.lang, "max_tokens"))
         if turn.rounds >= self.max_rounds:
-            await self._fill(turn, calls, "not_executed")
-            limit = text(self.lang, "round_limit", app=self.app_name, rounds=self.max_rounds)
-            return await self._harness_stop(turn, "round_limit", limit)
+            records = self._filled(calls, "not_executed")
+            return await self._stop_with(turn, records, "round_limit", self._limit_text())
         turn.rounds += 1
         batch = await self.executor.run_batch(calls, turn.state)
         if batch.pending is not None:
-            return await self._await_confirmation(turn, batch)
-        await self._record(turn, batch.records)
+            return await self._await_confirmation(turn, batch.records, batch.pending)
         if turn.state.stopped:
-            return await self._harness_stop(turn, "stop_turn", self._stop_text(batch.records))
+            reply = self._stop_text(batch.records)
+            return await self._stop_with(turn, batch.records, "stop_turn", reply)
+        self._append(turn, _results_message(batch.records))
+        await self._emit_records(turn, batch.records)
         return None
 
-    async def _fill(self, turn: _Turn, calls: Sequence[ToolCall], key: str) -> None:
+    def _filled(self, calls: Sequence[ToolCall], key: str) -> list[CallRecord]:
         error = ToolError(ErrorCode.NOT_EXECUTED, text(self.lang, key), Recovery.STOP_TURN)
-        await self._record(turn, [CallRecord(c, error, executed=False) for c in calls])
+        return [CallRecord(c, error, executed=False) for c in calls]
 
-    async def _record(self, turn: _Turn, records: Sequence[CallRecord]) -> None:
-        results = tuple(
-            ToolResult(r.call.call_id, r.call.name, r.outcome, executed=r.executed) for r in records
-        )
-        self._append(turn, ToolResultsMessage(results))
+    def _limit_text(self) -> str:
+        return text(self.lang, "round_limit", app=self.app_name, rounds=self.max_rounds)
+
+    async def _emit_records(self, turn: _Turn, records: Sequence[CallRecord]) -> None:
         turn.calls.extend(records)
         for record in records:
             await self._emit(turn, record)
 
-    async def _await_confirmation(self, turn: _Turn, batch: BatchResult) -> TurnResult:
-        assert batch.pending is not None
-        turn.calls.extend(batch.records)
-        call = batch.pending
-        pending = PendingConfirmation(turn.conversation_id, call.call_id, call.name, call.arguments)
-        reply = text(self.lang, "awaiting_confirmation", tool=call.name)
+    async def _await_confirmation(
+        self, turn: _Turn, records: Sequence[CallRecord], call: PendingCall
+    ) -> TurnResult:
+        turn.calls.extend(records)
+        approval = self.journal.request_approval(
+            Approval(
+                id=approval_id(call.key),
+                conversation_id=turn.conversation_id,
+                user_turn=turn.state.user_turn,
+                key=call.key,
+                call_id=call.call.call_id,
+                tool=call.call.name,
+                fingerprint=call.fingerprint,
+                arguments=call.arguments,
+            )
+        )
+        reply = text(self.lang, "awaiting_confirmation", tool=call.call.name)
         await self._emit(turn, HarnessMessage(reply, "awaiting_confirmation"))
+        pending = _pending_of(approval)
         return self._result(turn, reply, "harness", "awaiting_confirmation", pending=pending)
 
     def _stop_text(self, records: Sequence[CallRecord]) -> str:
-        errors = [r for r in records if isinstance(r.outcome, ToolError)]
-        stopping = [r for r in errors if r.outcome.recovery is Recovery.STOP_TURN]  # type: ignore[union-attr]
-        codes = {r.outcome.code for r in stopping}  # type: ignore[union-attr]
-        if ErrorCode.OUTCOME_UNKNOWN in codes:
-            record = next(r for r in stopping if r.outcome.code == ErrorCode.OUTCOME_UNKNOWN)  # type: ignore[union-attr]
+        stopping = [
+            r.outcome
+            for r in records
+            if isinstance(r.outcome, ToolError) and r.outcome.recovery is Recovery.STOP_TURN
+        ]
+        codes = {e.code for e in stopping}
+        unconfirmed = codes & {ErrorCode.OUTCOME_UNKNOWN, ErrorCode.IN_PROGRESS}
+        if unconfirmed:
+            record = next(r for r in records if _code(r.outcome) in unconfirmed)
             tool = self.tools.get(record.call.name)
             message = text(self.lang, "stop_outcome_unknown", app=self.app_name)
             if tool is not None and tool.idempotent:
@@ -298,19 +481,27 @@ class Agent:
             return message
         if ErrorCode.NOT_APPLIED in codes:
             return text(self.lang, "stop_not_applied", app=self.app_name)
-        first = next(r.outcome for r in stopping if r.outcome.code != ErrorCode.NOT_EXECUTED)  # type: ignore[union-attr]
-        return text(self.lang, "stop_generic", app=self.app_name, reason=_message(first))
+        first = next(e for e in stopping if e.code != ErrorCode.NOT_EXECUTED)
+        return text(self.lang, "stop_generic", app=self.app_name, reason=first.message)
 
-    async def _harness_stop(self, turn: _Turn, reason: HarnessReason, reply: str) -> TurnResult:
+    async def _stop_with(
+        self, turn: _Turn, records: Sequence[CallRecord], reason: HarnessReason, reply: str
+    ) -> TurnResult:
+        """End the turn: the batch's results (if any) and the harness's message land in one
+        commit, so no crash can leave a stop that the next run does not see."""
         harness = HarnessMessage(reply, reason)
-        self._append(turn, harness)
+        if records:
+            self._append(turn, _results_message(records), harness)
+        else:
+            self._append(turn, harness)
+        await self._emit_records(turn, records)
         await self._emit(turn, harness)
         return self._result(turn, reply, "harness", reason)
 
     async def _provider_failed(self, turn: _Turn, exc: ProviderError) -> TurnResult:
         problem = text(self.lang, _provider_problem_key(exc))
         reply = text(self.lang, "provider_error", provider=exc.provider, problem=problem)
-        result = await self._harness_stop(turn, "provider_error", reply)
+        result = await self._stop_with(turn, (), "provider_error", reply)
         return _with_error(result, exc)
 
     def _completed(self, turn: _Turn, message: AssistantMessage) -> TurnResult:
@@ -345,9 +536,9 @@ class Agent:
             pending_confirmation=pending,
         )
 
-    def _append(self, turn: _Turn, message: Message) -> None:
-        self.journal.append(turn.conversation_id, message)
-        turn.messages.append(message)
+    def _append(self, turn: _Turn, *messages: Message, model: ModelRef | None = None) -> None:
+        self.journal.append(turn.conversation_id, *messages, lease=turn.lease, model=model)
+        turn.messages.extend(messages)
 
     async def _emit(self, turn: _Turn, event: TurnEvent) -> None:
         if turn.on_event is None:
@@ -362,22 +553,81 @@ def new_conversation_id() -> str:
     return "c_" + uuid.uuid4().hex[:20]
 
 
-def _rounds_since_user(messages: Sequence[Message]) -> int:
-    """Tool rounds already run in the current user turn."""
-    rounds = 0
-    for message in reversed(messages):
-        if isinstance(message, UserMessage):
-            break
-        rounds += isinstance(message, ToolResultsMessage)
-    return rounds
+def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
+    return ToolResultsMessage(
+        tuple(
+            ToolResult(r.call.call_id, r.call.name, r.outcome, executed=r.executed, key=r.key)
+            for r in records
+        )
+    )
+
+
+def _pending_of(approval: Approval) -> PendingConfirmation:
+    return PendingConfirmation(
+        approval.conversation_id, approval.id, approval.call_id, approval.tool, approval.arguments
+    )
+
+
+def _call_of(result: ToolResult) -> ToolCall:
+    return ToolCall(result.call_id, result.name, None)
+
+
+def _code(outcome: Outcome) -> str | None:
+    return outcome.code if isinstance(outcome, ToolError) else None
+
+
+def _current_turn(messages: Sequence[Message]) -> Sequence[Message]:
+    """The messages after the last user message."""
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], UserMessage):
+            return messages[index + 1 :]
+    return messages
+
+
+def _turn_history(messages: Sequence[Message]) -> list[tuple[ToolCall, ToolResult]]:
+    """Each call of the current turn that has a result, with it, in order (results answer
+    the preceding response's calls by position; ids may repeat)."""
+    pairs: list[tuple[ToolCall, ToolResult]] = []
+    calls: tuple[ToolCall, ...] = ()
+    for message in _current_turn(messages):
+        if isinstance(message, AssistantMessage):
+            calls = message.tool_calls
+        elif isinstance(message, ToolResultsMessage):
+            pairs.extend(zip(calls, message.results, strict=False))
+            calls = ()
+    return pairs
+
+
+def _finished(last: Message) -> bool:
+    """Whether a turn whose last message is ``last`` has ended."""
+    if isinstance(last, HarnessMessage):
+        return True
+    return isinstance(last, AssistantMessage) and not last.tool_calls and last.finish != "pause"
+
+
+def _unanswered(messages: Sequence[Message]) -> bool:
+    """Whether the last message is a response whose calls have no results yet."""
+    return (
+        bool(messages)
+        and isinstance(messages[-1], AssistantMessage)
+        and bool(messages[-1].tool_calls)
+    )
+
+
+def _rounds_before_last(messages: Sequence[Message]) -> int:
+    """Rounds the current turn already ran: responses before the last message that were
+    continued from (their calls ran, or the provider paused)."""
+    current = _current_turn(messages)
+    earlier = current[:-1] if current and isinstance(current[-1], AssistantMessage) else current
+    return sum(
+        1
+        for m in earlier
+        if isinstance(m, AssistantMessage) and (m.tool_calls or m.finish == "pause")
+    )
 
 
 def _user_turns(messages: Sequence[Message]) -> int:
     return sum(1 for m in messages if isinstance(m, UserMessage))
-
-
-def _message(outcome: Outcome) -> str:
-    return outcome.message if isinstance(outcome, ToolError) else ""
 
 
 _PROVIDER_PROBLEMS = {

@@ -95,12 +95,14 @@ class AssistantMessage:
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """The one outcome of one call."""
+    """The one outcome of one call. ``key`` is the write's idempotency key (None for reads
+    and for calls that never reached the ledger); it stays local, no provider sees it."""
 
     call_id: str
     name: str
     outcome: Outcome
     executed: bool = True
+    key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,15 @@ An outcome is a value, never a string to parse::
 
     Outcome = Ok | ToolError
 
+
+def _well_formed(detail: object) -> bool:
+    return (
+        isinstance(detail, Detail)
+        and isinstance(detail.field, str)
+        and isinstance(detail.problem, str)
+        and isinstance(detail.expected, str | None)
+    )
+
 ``Ok`` carries the tool's data (a JSON object). ``ToolError`` carries a stable code, a safe
 localized message, a recovery directive and optional structured details. The error mark is set
 by the program when the outcome is built and travels with it; nothing downstream re-derives it
@@ -22,6 +31,7 @@ explicit even for data that looks like an envelope.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -53,6 +63,7 @@ class ErrorCode(StrEnum):
     NOT_APPLIED = "not_applied"
     NOT_EXECUTED = "not_executed"
     DENIED = "denied"
+    IN_PROGRESS = "in_progress"
 
 
 HARNESS_CODES: Final = frozenset(code.value for code in ErrorCode)
@@ -102,8 +113,14 @@ class ToolError:
         if not _CODE.fullmatch(self.code):
             msg = f"error code must be snake_case, got {self.code!r}"
             raise ValueError(msg)
-        if not self.message.strip():
-            msg = "an error message must not be empty"
+        if not isinstance(self.message, str) or not self.message.strip():
+            msg = "an error message must be a non-empty string"
+            raise ValueError(msg)
+        _check_text(self.message)
+        object.__setattr__(self, "recovery", Recovery(self.recovery))
+        object.__setattr__(self, "details", tuple(self.details))
+        if not all(_well_formed(d) for d in self.details):
+            msg = "details must be Detail values of strings"
             raise ValueError(msg)
 
     @property
@@ -127,6 +144,15 @@ class ToolError:
 
 
 Outcome = Ok | ToolError
+
+
+def _well_formed(detail: object) -> bool:
+    return (
+        isinstance(detail, Detail)
+        and isinstance(detail.field, str)
+        and isinstance(detail.problem, str)
+        and isinstance(detail.expected, str | None)
+    )
 
 
 def to_wire(outcome: Outcome) -> dict[str, Any]:
@@ -158,6 +184,63 @@ def dumps(value: Any) -> str:
 def to_wire_text(outcome: Outcome) -> str:
     """``to_wire`` serialized: the content sent to providers that take a string."""
     return dumps(to_wire(outcome))
+
+
+MAX_DEPTH: Final = 64
+"""How deeply a result's data may nest."""
+MAX_CHARS: Final = 1_000_000
+"""How long a result's data may be, serialized."""
+
+
+def checked_data(value: object) -> dict[str, Any]:
+    """``value`` if it is data every reader can load back unchanged: a JSON object of strings
+    (valid Unicode), finite numbers, booleans, null, lists and objects with string keys, at
+    most ``MAX_DEPTH`` deep and ``MAX_CHARS`` long once serialized. Raises ``ValueError``
+    saying what is wrong otherwise (a set, bytes, a datetime, NaN, a cycle, ...)."""
+    if not isinstance(value, dict):
+        msg = f"the data must be a JSON object, not {type(value).__name__}"
+        raise ValueError(msg)
+    _check_value(value, 0)
+    if len(dumps(value)) > MAX_CHARS:
+        msg = f"the data is longer than {MAX_CHARS} characters serialized"
+        raise ValueError(msg)
+    return value
+
+
+def _check_value(node: object, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        msg = f"the data nests deeper than {MAX_DEPTH} levels (or refers to itself)"
+        raise ValueError(msg)
+    if node is None or isinstance(node, bool | int):
+        return
+    if isinstance(node, str):
+        _check_text(node)
+    elif isinstance(node, float):
+        if not math.isfinite(node):
+            msg = "the data holds a number that is not finite (NaN or Infinity)"
+            raise ValueError(msg)
+    elif isinstance(node, dict):
+        for key, item in node.items():
+            if not isinstance(key, str):
+                msg = f"the data has a key that is not a string ({type(key).__name__})"
+                raise ValueError(msg)
+            _check_text(key)
+            _check_value(item, depth + 1)
+    elif isinstance(node, list | tuple):
+        for item in node:
+            _check_value(item, depth + 1)
+    else:
+        msg = f"the data holds a {type(node).__name__}, which is not a JSON value"
+        raise ValueError(msg)
+
+
+def _check_text(text: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            msg = "the data holds text that is not valid Unicode (a lone surrogate)"
+            raise ValueError(msg) from None
 
 
 def to_record(outcome: Outcome) -> dict[str, Any]:

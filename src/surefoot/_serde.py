@@ -42,18 +42,22 @@ def message_to_json(message: Message) -> dict[str, Any]:
         case ToolResultsMessage(results=results):
             return {
                 "kind": "tool_results",
-                "results": [
-                    {
-                        "call_id": r.call_id,
-                        "name": r.name,
-                        "executed": r.executed,
-                        "outcome": to_record(r.outcome),
-                    }
-                    for r in results
-                ],
+                "results": [_result_to_json(r) for r in results],
             }
         case _:
             assert_never(message)
+
+
+def _result_to_json(result: ToolResult) -> dict[str, Any]:
+    out = {
+        "call_id": result.call_id,
+        "name": result.name,
+        "executed": result.executed,
+        "outcome": to_record(result.outcome),
+    }
+    if result.key is not None:
+        out["key"] = result.key
+    return out
 
 
 def _part_to_json(part: AssistantPart) -> dict[str, Any]:
@@ -98,6 +102,7 @@ def message_from_json(data: dict[str, Any]) -> Message:
                     name=r["name"],
                     outcome=from_record(r["outcome"]),
                     executed=r.get("executed", True),
+                    key=r.get("key"),
                 )
                 for r in data["results"]
             )

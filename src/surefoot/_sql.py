@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ._diagnostics import Diagnostic
-from ._exceptions import StoreError
-from ._ledger import Claim, FencedError, LedgerEntry, LedgerState
+from ._exceptions import ConversationBusyError, StoreError
+from ._journal import Approval, Lease, ModelRef
+from ._ledger import DEFAULT_USER, Claim, FencedError, LedgerEntry, LedgerState
 from ._messages import Message
+from ._owner import new_owner, owner_is_gone
 from ._serde import message_from_json, message_to_json
 
 Dialect = Literal["sqlite", "postgresql"]
@@ -256,6 +258,60 @@ _SUREFOOT_MIGRATIONS = [
         created_at {real} NOT NULL
     )
     """,
+    # users (tenants), one writer per conversation, the model a turn runs on, and approvals
+    # bound to the exact call (a call id alone is reused by some servers, so it binds nothing)
+    """
+    CREATE TABLE sf_conversations_v2 (
+        user_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        created_at {real} NOT NULL,
+        updated_at {real} NOT NULL,
+        provider TEXT,
+        model TEXT,
+        base_url TEXT,
+        owner TEXT,
+        lease_until {real} NOT NULL DEFAULT 0,
+        fence INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (user_id, id)
+    );
+    INSERT INTO sf_conversations_v2 (user_id, id, created_at, updated_at)
+        SELECT 'default', id, created_at, updated_at FROM sf_conversations;
+    CREATE TABLE sf_messages_v2 (
+        user_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        payload TEXT NOT NULL,
+        created_at {real} NOT NULL,
+        PRIMARY KEY (user_id, conversation_id, seq),
+        FOREIGN KEY (user_id, conversation_id) REFERENCES sf_conversations_v2 (user_id, id)
+    );
+    INSERT INTO sf_messages_v2 (user_id, conversation_id, seq, payload, created_at)
+        SELECT 'default', conversation_id, seq, payload, created_at FROM sf_messages;
+    DROP TABLE sf_messages;
+    DROP TABLE sf_conversations;
+    ALTER TABLE sf_conversations_v2 RENAME TO sf_conversations;
+    ALTER TABLE sf_messages_v2 RENAME TO sf_messages;
+    ALTER TABLE sf_ledger ADD COLUMN user_id TEXT NOT NULL DEFAULT 'default';
+    CREATE INDEX sf_ledger_user ON sf_ledger (user_id, conversation_id, created_at);
+    DROP TABLE sf_decisions;
+    CREATE TABLE sf_approvals (
+        user_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        user_turn INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        approved INTEGER,
+        requested_at {real} NOT NULL,
+        decided_at {real},
+        PRIMARY KEY (user_id, id)
+    );
+    CREATE INDEX sf_approvals_conversation ON sf_approvals (user_id, conversation_id, user_turn);
+    ALTER TABLE sf_diagnostics ADD COLUMN user_id TEXT NOT NULL DEFAULT 'default'
+    """,
 ]
 
 _LEDGER_COLUMNS = (
@@ -281,23 +337,26 @@ def _entry(row: tuple[Any, ...]) -> LedgerEntry:
     )
 
 
-def _filters(**columns: str | None) -> tuple[str, tuple[str, ...]]:
-    """A ``WHERE`` clause over the given columns that are not None (names are ours)."""
+def _filters(**columns: object) -> tuple[str, tuple[object, ...]]:
+    """``AND``-ed conditions over the given columns that are not None (names are ours)."""
     used = {name: value for name, value in columns.items() if value is not None}
-    if not used:
-        return "", ()
-    return "WHERE " + " AND ".join(f"{name} = ?" for name in used), tuple(used.values())
+    return "".join(f" AND {name} = ?" for name in used), tuple(used.values())
 
 
 def _json(value: dict[str, Any] | None) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    """Stored JSON: standard (no NaN or Infinity), so every reader can load it back."""
+    if value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
 class SqlLedger:
-    """The write ledger in a ``Database`` (see ``surefoot._ledger`` for the states)."""
+    """The write ledger in a ``Database`` (see ``surefoot._ledger`` for the states), for one
+    user: every row carries ``user``, every query is scoped to it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, user: str = DEFAULT_USER) -> None:
         self.db = db
+        self.user = user
 
     def claim(
         self,
@@ -311,14 +370,28 @@ class SqlLedger:
     ) -> Claim:
         with self.db.transaction() as tx:
             tx.execute(
-                "INSERT INTO sf_ledger (key, conversation_id, tool, fingerprint, arguments, "
-                "state, attempt, lease_until, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, 'pending', 1, {now} + ?, {now}, {now}) "
+                "INSERT INTO sf_ledger (key, user_id, conversation_id, tool, fingerprint, "
+                "arguments, state, attempt, lease_until, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'pending', 1, {now} + ?, {now}, {now}) "
                 "ON CONFLICT (key) DO NOTHING",
-                (key, conversation_id, tool, fingerprint, _json(arguments), lease_seconds),
+                (
+                    key,
+                    self.user,
+                    conversation_id,
+                    tool,
+                    fingerprint,
+                    _json(arguments),
+                    lease_seconds,
+                ),
             )
             owned = tx.rowcount == 1
-            rows = tx.execute(f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ?", (key,))
+            rows = tx.execute(
+                f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
+                (key, self.user),
+            )
+        if not rows:  # a key is a hash over the user too: another user's key cannot match
+            msg = "the write's key belongs to another user"
+            raise StoreError(msg)
         return Claim(_entry(rows[0]), owned=owned)
 
     def commit_in(self, connection: Any, key: str, attempt: int, result: dict[str, Any]) -> None:
@@ -327,8 +400,8 @@ class SqlLedger:
             raise StoreError(msg)
         connection.execute(
             "UPDATE sf_ledger SET state = 'committed', result = ?, updated_at = {now} "
-            "WHERE key = ? AND attempt = ? AND state = 'pending'",
-            (_json(result), key, attempt),
+            "WHERE key = ? AND user_id = ? AND attempt = ? AND state = 'pending'",
+            (_json(result), key, self.user, attempt),
         )
         if connection.rowcount != 1:
             msg = f"write {key} is no longer held at attempt {attempt}"
@@ -346,13 +419,26 @@ class SqlLedger:
         with self.db.transaction() as tx:
             tx.execute(
                 "UPDATE sf_ledger SET state = ?, result = ?, error = ?, updated_at = {now} "
-                "WHERE key = ? AND attempt = ? AND state IN ('pending', 'unknown')",
-                (state, _json(result), _json(error), key, attempt),
+                "WHERE key = ? AND user_id = ? AND attempt = ? "
+                "AND state IN ('pending', 'unknown')",
+                (state, _json(result), _json(error), key, self.user, attempt),
+            )
+            return tx.rowcount == 1
+
+    def renew(self, key: str, attempt: int, lease_seconds: float) -> bool:
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE sf_ledger SET lease_until = {now} + ? "
+                "WHERE key = ? AND user_id = ? AND attempt = ? AND state = 'pending'",
+                (lease_seconds, key, self.user, attempt),
             )
             return tx.rowcount == 1
 
     def get(self, key: str) -> LedgerEntry | None:
-        rows = self.db.query(f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ?", (key,))
+        rows = self.db.query(
+            f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
+            (key, self.user),
+        )
         return _entry(rows[0]) if rows else None
 
     def entries(
@@ -360,86 +446,222 @@ class SqlLedger:
     ) -> list[LedgerEntry]:
         where, params = _filters(conversation_id=conversation_id, state=state)
         rows = self.db.query(
-            f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger {where} ORDER BY created_at, key", params
+            f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE user_id = ?{where} "
+            "ORDER BY created_at, key",
+            (self.user, *params),
         )
         return [_entry(r) for r in rows]
 
-    def expire(self, key: str) -> LedgerEntry | None:
+    def expire(self, key: str, *, orphaned: bool = False) -> LedgerEntry | None:
+        lapsed = "" if orphaned else " AND lease_until < {now}"
         with self.db.transaction() as tx:
             tx.execute(
                 "UPDATE sf_ledger SET state = 'unknown', attempt = attempt + 1, "
-                "updated_at = {now} WHERE key = ? AND state = 'pending' AND lease_until < {now}",
-                (key,),
+                "updated_at = {now} WHERE key = ? AND user_id = ? AND state = 'pending'" + lapsed,
+                (key, self.user),
             )
         return self.get(key)
 
 
-class SqlJournal:
-    """The journal in a ``Database``: one row per message, appended in its own commit."""
+_APPROVAL_COLUMNS = (
+    "id, conversation_id, user_turn, key, call_id, tool, fingerprint, arguments, approved"
+)
 
-    def __init__(self, db: Database) -> None:
+
+def _approval(row: tuple[Any, ...]) -> Approval:
+    return Approval(
+        id=row[0],
+        conversation_id=row[1],
+        user_turn=int(row[2]),
+        key=row[3],
+        call_id=row[4],
+        tool=row[5],
+        fingerprint=row[6],
+        arguments=json.loads(row[7]),
+        approved=None if row[8] is None else bool(row[8]),
+    )
+
+
+class SqlJournal:
+    """The journal in a ``Database`` for one user: messages, the one-writer lease, the model
+    each turn runs on, and approvals. Every query is scoped to ``user``."""
+
+    def __init__(self, db: Database, *, user: str = DEFAULT_USER) -> None:
         self.db = db
+        self.user = user
 
     def load(self, conversation_id: str) -> list[Message]:
         rows = self.db.query(
-            "SELECT payload FROM sf_messages WHERE conversation_id = ? ORDER BY seq",
-            (conversation_id,),
+            "SELECT payload FROM sf_messages WHERE user_id = ? AND conversation_id = ? "
+            "ORDER BY seq",
+            (self.user, conversation_id),
         )
         return [message_from_json(json.loads(r[0])) for r in rows]
 
-    def append(self, conversation_id: str, message: Message) -> None:
-        payload = json.dumps(message_to_json(message), ensure_ascii=False)
+    def append(
+        self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
+    ) -> None:
+        payloads = [
+            json.dumps(message_to_json(m), ensure_ascii=False, allow_nan=False) for m in messages
+        ]
         with self.db.transaction() as tx:
+            # the fence check takes the conversation's row lock: a new holder waits for us
             tx.execute(
-                "INSERT INTO sf_conversations (id, created_at, updated_at) "
-                "VALUES (?, {now}, {now}) ON CONFLICT (id) DO UPDATE SET updated_at = {now}",
-                (conversation_id,),
+                "UPDATE sf_conversations SET updated_at = {now} "
+                "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
+                (self.user, conversation_id, lease.owner, lease.fence),
             )
-            tx.execute(
-                "INSERT INTO sf_messages (conversation_id, seq, payload, created_at) "
-                "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, {now} FROM sf_messages "
-                "WHERE conversation_id = ?",
-                (conversation_id, payload, conversation_id),
+            if tx.rowcount != 1:
+                raise ConversationBusyError(conversation_id)
+            if model is not None:
+                tx.execute(
+                    "UPDATE sf_conversations SET provider = ?, model = ?, base_url = ? "
+                    "WHERE user_id = ? AND id = ?",
+                    (model.provider, model.model, model.base_url, self.user, conversation_id),
+                )
+            rows = tx.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM sf_messages "
+                "WHERE user_id = ? AND conversation_id = ?",
+                (self.user, conversation_id),
             )
+            for seq, payload in enumerate(payloads, start=int(rows[0][0]) + 1):
+                tx.execute(
+                    "INSERT INTO sf_messages (user_id, conversation_id, seq, payload, created_at) "
+                    "VALUES (?, ?, ?, ?, {now})",
+                    (self.user, conversation_id, seq, payload),
+                )
 
     def exists(self, conversation_id: str) -> bool:
         rows = self.db.query(
-            "SELECT 1 FROM sf_messages WHERE conversation_id = ? LIMIT 1", (conversation_id,)
+            "SELECT 1 FROM sf_messages WHERE user_id = ? AND conversation_id = ? LIMIT 1",
+            (self.user, conversation_id),
         )
         return bool(rows)
 
     def conversations(self) -> list[str]:
-        rows = self.db.query("SELECT id FROM sf_conversations ORDER BY updated_at DESC, id")
+        rows = self.db.query(
+            "SELECT c.id FROM sf_conversations c WHERE c.user_id = ? AND EXISTS ("
+            "SELECT 1 FROM sf_messages m WHERE m.user_id = c.user_id "
+            "AND m.conversation_id = c.id) ORDER BY c.updated_at DESC, c.id",
+            (self.user,),
+        )
         return [r[0] for r in rows]
 
-    def decide(self, conversation_id: str, call_id: str, *, approved: bool) -> bool:
+    def acquire(self, conversation_id: str, *, seconds: float) -> Lease | None:
+        owner = new_owner()
         with self.db.transaction() as tx:
             tx.execute(
-                "INSERT INTO sf_decisions (conversation_id, call_id, approved, decided_at) "
-                "VALUES (?, ?, ?, {now}) ON CONFLICT (conversation_id, call_id) DO NOTHING",
-                (conversation_id, call_id, int(approved)),
+                "INSERT INTO sf_conversations (user_id, id, created_at, updated_at, lease_until, "
+                "fence) VALUES (?, ?, {now}, {now}, 0, 0) ON CONFLICT (user_id, id) DO NOTHING",
+                (self.user, conversation_id),
+            )
+            ((held_by, fence, free),) = tx.execute(
+                "SELECT owner, fence, (owner IS NULL OR lease_until < {now}) "
+                "FROM sf_conversations WHERE user_id = ? AND id = ?",
+                (self.user, conversation_id),
+            )
+            orphaned = held_by is not None and owner_is_gone(held_by)
+            if not (free or orphaned):
+                return None
+            # compare-and-set on the fence: of two writers racing here, one wins
+            tx.execute(
+                "UPDATE sf_conversations SET owner = ?, lease_until = {now} + ?, "
+                "fence = fence + 1 WHERE user_id = ? AND id = ? AND fence = ?",
+                (owner, seconds, self.user, conversation_id, fence),
+            )
+            if tx.rowcount != 1:
+                return None
+        return Lease(conversation_id, owner, int(fence) + 1, orphaned=orphaned)
+
+    def renew(self, lease: Lease, *, seconds: float) -> bool:
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE sf_conversations SET lease_until = {now} + ? "
+                "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
+                (seconds, self.user, lease.conversation_id, lease.owner, lease.fence),
             )
             return tx.rowcount == 1
 
-    def decisions(self, conversation_id: str) -> dict[str, bool]:
-        rows = self.db.query(
-            "SELECT call_id, approved FROM sf_decisions WHERE conversation_id = ?",
-            (conversation_id,),
+    def release(self, lease: Lease) -> None:
+        self.db.query(
+            "UPDATE sf_conversations SET owner = NULL, lease_until = 0 "
+            "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
+            (self.user, lease.conversation_id, lease.owner, lease.fence),
         )
-        return {r[0]: bool(r[1]) for r in rows}
+
+    def model_of(self, conversation_id: str) -> ModelRef | None:
+        rows = self.db.query(
+            "SELECT provider, model, base_url FROM sf_conversations WHERE user_id = ? AND id = ?",
+            (self.user, conversation_id),
+        )
+        if not rows or rows[0][0] is None:
+            return None
+        return ModelRef(rows[0][0], rows[0][1], rows[0][2])
+
+    def request_approval(self, approval: Approval) -> Approval:
+        with self.db.transaction() as tx:
+            tx.execute(
+                "INSERT INTO sf_approvals (user_id, id, conversation_id, user_turn, key, call_id, "
+                "tool, fingerprint, arguments, requested_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {now}) ON CONFLICT (user_id, id) DO NOTHING",
+                (
+                    self.user,
+                    approval.id,
+                    approval.conversation_id,
+                    approval.user_turn,
+                    approval.key,
+                    approval.call_id,
+                    approval.tool,
+                    approval.fingerprint,
+                    _json(approval.arguments),
+                ),
+            )
+            rows = tx.execute(
+                f"SELECT {_APPROVAL_COLUMNS} FROM sf_approvals WHERE user_id = ? AND id = ?",
+                (self.user, approval.id),
+            )
+        return _approval(rows[0])
+
+    def decide(self, conversation_id: str, approval_id: str, *, approved: bool) -> bool:
+        with self.db.transaction() as tx:
+            tx.execute(
+                "UPDATE sf_approvals SET approved = ?, decided_at = {now} "
+                "WHERE user_id = ? AND id = ? AND conversation_id = ? AND approved IS NULL",
+                (int(approved), self.user, approval_id, conversation_id),
+            )
+            return tx.rowcount == 1
+
+    def approvals(
+        self,
+        *,
+        conversation_id: str | None = None,
+        user_turn: int | None = None,
+        decided: bool | None = None,
+    ) -> list[Approval]:
+        where, params = _filters(conversation_id=conversation_id, user_turn=user_turn)
+        if decided is not None:
+            where += " AND approved IS NOT NULL" if decided else " AND approved IS NULL"
+        rows = self.db.query(
+            f"SELECT {_APPROVAL_COLUMNS} FROM sf_approvals WHERE user_id = ?{where} "
+            "ORDER BY requested_at, id",
+            (self.user, *params),
+        )
+        return [_approval(r) for r in rows]
 
 
 class SqlDiagnostics:
-    """Diagnostics in a ``Database``, apart from every model-visible table."""
+    """Diagnostics in a ``Database``, apart from every model-visible table, for one user."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, user: str = DEFAULT_USER) -> None:
         self.db = db
+        self.user = user
 
     def record(self, diagnostic: Diagnostic) -> None:
         self.db.query(
-            "INSERT INTO sf_diagnostics (conversation_id, call_id, tool, key, exception_type, "
-            "message, traceback, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO sf_diagnostics (user_id, conversation_id, call_id, tool, key, "
+            "exception_type, message, traceback, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
+                self.user,
                 diagnostic.conversation_id,
                 diagnostic.call_id,
                 diagnostic.tool,
@@ -455,7 +677,7 @@ class SqlDiagnostics:
         where, params = _filters(conversation_id=conversation_id)
         rows = self.db.query(
             "SELECT conversation_id, call_id, tool, exception_type, message, traceback, "
-            f"created_at, key FROM sf_diagnostics {where} ORDER BY id",
-            params,
+            f"created_at, key FROM sf_diagnostics WHERE user_id = ?{where} ORDER BY id",
+            (self.user, *params),
         )
         return [Diagnostic(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7]) for r in rows]

@@ -100,6 +100,16 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "en": "An identical earlier run of '{name}' has an unconfirmed result; it is not run "
         "again until that is checked.",
     },
+    "in_progress": {
+        "es": "Una ejecución anterior idéntica de «{name}» sigue en curso o se interrumpió hace "
+        "muy poco; no se ejecuta otra vez. Su resultado se sabrá cuando termine o se compruebe.",
+        "pt": "Uma execução anterior idêntica de «{name}» ainda está em curso ou foi "
+        "interrompida há muito pouco; não é executada outra vez. O seu resultado será "
+        "conhecido quando terminar ou for verificada.",
+        "en": "An identical earlier run of '{name}' is still in progress or was interrupted "
+        "moments ago; it is not run again. Its result will be known once it finishes or is "
+        "checked.",
+    },
     # --- for the person ------------------------------------------------------------------
     "stop_outcome_unknown": {
         "es": "{app} no puede confirmar si la acción terminó. Para no hacerla dos veces, no la "

@@ -370,7 +370,7 @@ def test_token_never_logged_even_without_redaction(
             paused = asyncio.run(agent.run_turn(ASK))
             pending = paused.pending_confirmation
             assert pending is not None
-            agent.decide(paused.conversation_id, pending.call_id, approved=True)
+            assert agent.decide(paused.conversation_id, pending.id, approved=True)
             result = asyncio.run(agent.resume(paused.conversation_id))
             assert len(fake.posts) == 1
             if mode == "slow":
@@ -410,7 +410,7 @@ def test_fault_modes_on_the_external_write(
         register_feedback_tools(tools, settings=settings, faults=faults)
         executor = Executor(tools)
         call = ToolCall("c1", "create_feature_issue", {"title": TITLE, "description": ""})
-        turn = TurnState("c_fault", user_turn=0, lang="en", decisions={"c1": True})
+        turn = _approved(executor, call, "c_fault")
         [record] = asyncio.run(executor.run_batch([call], turn)).records
         states = [entry.state for entry in executor.ledger.entries()]
         settled = executor.reconcile(conversation_id="c_fault")
@@ -418,6 +418,13 @@ def test_fault_modes_on_the_external_write(
     assert ("ok" if isinstance(record.outcome, Ok) else record.outcome.code) == outcome
     assert states == [state]
     assert [entry.state for entry in settled] == reconciled
+
+
+def _approved(executor: Executor, call: ToolCall, conversation: str) -> TurnState:
+    """A turn state in which a person approved ``call`` (the decision names its exact key)."""
+    paused = asyncio.run(executor.run_batch([call], TurnState(conversation, 0, lang="en")))
+    assert paused.pending is not None
+    return TurnState(conversation, 0, lang="en", decisions={paused.pending.key: True})
 
 
 # -- end to end through the CLI -----------------------------------------------------------------
@@ -643,7 +650,7 @@ def _replay(db_url: str, fake: FakeGitHub, cid: str, call: dict[str, Any]) -> An
     coach = open_coach(db=db_url, lang="en", github_api_url=fake.base_url)
     try:
         replay = ToolCall("provider_replay_1", call["name"], call["arguments"])
-        state = TurnState(cid, user_turn=0, lang="en", decisions={replay.call_id: True})
+        state = _approved(coach.agent.executor, replay, cid)
         batch = asyncio.run(coach.agent.executor.run_batch([replay], state))
     finally:
         coach.close()

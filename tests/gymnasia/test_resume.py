@@ -37,9 +37,9 @@ import asyncio, os, signal, sys
 
 from gymnasia.app import open_coach
 from gymnasia.faults import Faults
+from gymnasia.offline import OfflineModel
 from gymnasia.tools import build_tools
 from surefoot import Agent, ToolResultsMessage
-from surefoot.testing import FunctionModel, call, turn
 
 db, point, conversation = sys.argv[1:4]
 
@@ -63,18 +63,18 @@ class Crash(Faults):
             die()  # the transaction committed; the handler never returned
 
 
-def plan(request):
-    if isinstance(request.messages[-1], ToolResultsMessage):
-        if point == "next_step":
+class Crashing(OfflineModel):
+    """The offline Coach (the model ``gymnasia resume`` continues with), dying on cue."""
+
+    async def request(self, request):
+        if point == "next_step" and isinstance(request.messages[-1], ToolResultsMessage):
             die()  # the results are journaled; the turn is not finished
-        return turn("Saved.")
-    args = {{"date": "{DAY}", "weight_kg": 77.4}}
-    return turn(call("write_measurement", args, call_id="toolu_w1"))
+        return await super().request(request)
 
 
 coach = open_coach(db=db, lang="en")
 agent = Agent(
-    model=FunctionModel(plan),
+    model=Crashing(lang="en"),
     tools=build_tools(coach.store, Crash()),
     system=coach.agent.system,
     lang="en",
@@ -242,10 +242,11 @@ def test_resume_after_a_kill_before_the_next_model_step_asks_the_model_once(
     _every_call_answered_once(after.messages(conversation))
 
 
-def test_resume_after_a_kill_inside_the_write_holds_it_back_then_reconcile_settles_it(
+def test_resume_after_a_kill_inside_the_write_settles_it_as_not_applied(
     tmp_path: Path, db_url: str, look: Any
 ) -> None:
-    """Killed mid-transaction: resume holds the write back; past its lease, reconcile: failed."""
+    """Killed mid-transaction: resume sees that the turn's process is gone, settles its write
+    from the ledger (atomic, never committed: not applied) and stops without asking the model."""
     conversation = "c_resume_before_commit"
     crash_turn(tmp_path, db_url, "before_commit", conversation)
     before = look()
@@ -260,22 +261,18 @@ def test_resume_after_a_kill_inside_the_write_holds_it_back_then_reconcile_settl
     assert result["model_requests"] == 0
     (held,) = result["tool_calls"]
     assert held["executed"] is False
-    assert held["outcome"]["error"] == "outcome_unknown"
+    assert held["outcome"]["error"] == "not_applied"
     assert held["outcome"]["recovery"] == "stop_turn"
+    assert "nothing was saved" in result["reply"]
 
-    clock = look()
-    assert clock.measurement() is None
-    assert [e.state for e in clock.writes(conversation)] == ["pending"]
-    # The 60 s lease runs on the database's clock; end it instead of waiting it out.
-    clock.db.query("UPDATE sf_ledger SET lease_until = 0 WHERE key = ?", (entry.key,))
-    clock.close()
-
-    done = gymnasia("reconcile", "--db", db_url, "--conversation", conversation, "--json")
-    assert [(r["key"], r["state"]) for r in json.loads(done.stdout)] == [(entry.key, "failed")]
     after = look()
     assert after.measurement() is None
-    assert [(e.state, e.attempt) for e in after.writes(conversation)] == [("failed", 2)]
+    assert [(e.key, e.state, e.attempt) for e in after.writes(conversation)] == [
+        (entry.key, "failed", 2)
+    ]
     _every_call_answered_once(after.messages(conversation))
+    again = gymnasia("resume", conversation, "--db", db_url, "--lang", "en", "--json")
+    assert json.loads(again.stdout)["model_requests"] == 0  # a finished turn stays finished
 
 
 def test_ask_with_a_lost_acknowledgement_reconciles_to_one_write(db_url: str, look: Any) -> None:

@@ -208,7 +208,8 @@ def _json(value: dict[str, Any] | None) -> str | None:
 
 
 class RetryUnknownExecutor(Executor):
-    """MUTANT: re-runs a write whose outcome is unknown or not applied, under a new claim."""
+    """MUTANT: re-runs a write whose outcome is unknown, in progress or not applied, under a
+    new claim."""
 
     async def run_batch(self, calls: Sequence[ToolCall], state: TurnState, **kwargs: Any) -> Any:
         batch = await super().run_batch(calls, state, **kwargs)
@@ -219,6 +220,7 @@ class RetryUnknownExecutor(Executor):
                 outcome = retried.outcome
                 if not isinstance(outcome, ToolError) or outcome.code not in (
                     "outcome_unknown",
+                    "in_progress",
                     "not_applied",
                 ):
                     break

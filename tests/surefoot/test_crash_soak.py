@@ -445,7 +445,7 @@ def test_checker_fails_a_worker_that_retries_unknown_writes(tmp_path: Path) -> N
     """Re-running an unknown write under a new claim is caught (the honest worker passes)."""
     honest = _scripted(tmp_path, "none", RETRY_PLAN)
     assert honest.violations == []
-    assert honest.outcomes["outcome_unknown"] == 1
+    assert honest.outcomes["in_progress"] == 1  # its claim is still leased: never Ok, never re-run
     mutant = _scripted(tmp_path, "retry_unknown", RETRY_PLAN)
     assert any("has 2 effects" in v for v in mutant.violations), mutant.violations
     assert any("claimed under 2 keys" in v for v in mutant.violations), mutant.violations

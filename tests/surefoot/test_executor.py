@@ -810,7 +810,9 @@ def test_confirm_tool_pauses_the_batch() -> None:
     calls = Calls()
     batch_calls = [call("lookup", {"date": "2020-01-01"}), call("forget", {"key": "goal"})]
     batch = _run(Executor(_confirm_tools(calls)), batch_calls)
-    assert batch.pending == batch_calls[1]
+    assert batch.pending is not None
+    assert batch.pending.call == batch_calls[1]
+    assert batch.pending.arguments == {"key": "goal"}
     assert [r.call for r in batch.records] == batch_calls[:1]
     assert calls.count("forget") == 0
 
@@ -826,25 +828,29 @@ def test_denied_confirmation_is_choose_alternative_and_the_turn_continues() -> N
         call("lookup", {"date": "2020-01-02"}),
     ]
     paused = asyncio.run(executor.run_batch(batch_calls, state))
-    state.decisions[batch_calls[1].call_id] = False
-    resumed = asyncio.run(executor.run_batch(batch_calls, state, done=paused.records))
+    assert paused.pending is not None
+    again = _state()  # a resumed batch runs from its start, with the turn's state rebuilt
+    again.decisions[paused.pending.key] = False
+    resumed = asyncio.run(executor.run_batch(batch_calls, again))
     assert resumed.pending is None
     assert [r.call for r in resumed.records] == batch_calls
     error = _error(resumed.records[1].outcome)
     assert (error.code, error.recovery) == ("denied", Recovery.CHOOSE_ALTERNATIVE)
     assert resumed.records[1].executed is False
-    assert state.stopped is False
+    assert again.stopped is False
     assert calls.count("forget") == 0
-    assert calls.count("lookup") == 2  # the first read was not run twice
+    assert calls.count("lookup") == 3  # reads before the pause ran again on resume
 
 
 def test_approved_confirmation_runs_once() -> None:
     """An approved confirm tool runs exactly once."""
     calls = Calls()
     executor = Executor(_confirm_tools(calls))
-    state = _state()
     forget = call("forget", {"key": "goal"})
-    state.decisions[forget.call_id] = True
+    paused = asyncio.run(executor.run_batch([forget], _state()))
+    assert paused.pending is not None
+    state = _state()
+    state.decisions[paused.pending.key] = True
     batch = asyncio.run(executor.run_batch([forget], state))
     assert batch.pending is None
     assert batch.records[0].outcome == Ok({"deleted": "goal"})

@@ -34,7 +34,7 @@ from surefoot import (
     UserMessage,
     open_database,
 )
-from surefoot.testing import FunctionModel, ScriptedModel, Step, call, turn
+from surefoot.testing import FunctionModel, ScriptedModel, Step, call, turn, write_transcript
 
 Lang = Literal["es", "pt", "en"]
 LANGS: tuple[Lang, ...] = ("es", "pt", "en")
@@ -464,8 +464,7 @@ def test_resume_with_the_memory_ledger_replays_committed_writes() -> None:
     # Drop the results and the answer, as if the process died right after the write.
     messages = journal.load(first.conversation_id)[:2]
     replayed = MemoryJournal()
-    for message in messages:
-        replayed.append(first.conversation_id, message)
+    write_transcript(replayed, first.conversation_id, messages)
     again = asyncio.run(
         _agent(ScriptedModel([turn("ok")]), counter, ledger=ledger, journal=replayed).resume(
             first.conversation_id

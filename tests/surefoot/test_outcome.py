@@ -94,7 +94,8 @@ def test_recovery_values_are_the_three_of_the_contract() -> None:
 
 
 def test_harness_codes_are_the_contract_codes() -> None:
-    """The harness owns exactly the codes DESIGN §2 lists."""
+    """The harness owns exactly these codes (``in_progress``: an identical write's attempt is
+    still in flight)."""
     assert {c.value for c in ErrorCode} == {
         "unknown_tool",
         "invalid_arguments",
@@ -103,6 +104,7 @@ def test_harness_codes_are_the_contract_codes() -> None:
         "not_applied",
         "not_executed",
         "denied",
+        "in_progress",
     }
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from surefoot import (
     Agent,
+    Approval,
     AssistantMessage,
     Database,
     Detail,
@@ -49,7 +50,8 @@ from surefoot import (
     message_to_json,
     open_database,
 )
-from surefoot.testing import ScriptedModel, call, turn
+from surefoot._journal import approval_id
+from surefoot.testing import ScriptedModel, call, turn, write_transcript
 
 EFFECTS = ["CREATE TABLE t_effects (key TEXT NOT NULL, note TEXT NOT NULL)"]
 
@@ -380,7 +382,8 @@ def test_a_committed_write_replays_without_running_again(
 def test_a_pending_write_inside_its_lease_is_held_back(
     db: Database, ledger: SqlLedger, tool: str
 ) -> None:
-    """A key left pending by a live (or not yet expired) claim is not run again: unknown."""
+    """A key left pending by a live (or not yet expired) claim is not run again, and is not
+    reported Ok: ``in_progress``, and the turn stops."""
     effects: list[str] = []
     tools = _note_tools(effects, db)
     executor = Executor(tools, ledger=ledger)
@@ -396,7 +399,7 @@ def test_a_pending_write_inside_its_lease_is_held_back(
     batch = _run(executor.run_batch([call(tool, {"note": "n"})], TurnState("conv", 0)))
     outcome = batch.records[0].outcome
     assert isinstance(outcome, ToolError)
-    assert (outcome.code, outcome.recovery) == (ErrorCode.OUTCOME_UNKNOWN, Recovery.STOP_TURN)
+    assert (outcome.code, outcome.recovery) == (ErrorCode.IN_PROGRESS, Recovery.STOP_TURN)
     assert effects == []
     entry = ledger.get(key)
     assert entry is not None
@@ -602,8 +605,7 @@ def test_journal_round_trips_every_message_kind(db: Database) -> None:
     """Each message kind reads back equal from a new connection, marks and all."""
     messages = _every_kind()
     journal = SqlJournal(db)
-    for message in messages:
-        journal.append("c1", message)
+    write_transcript(journal, "c1", messages)
     other = open_database(db.url)
     try:
         loaded = SqlJournal(other).load("c1")
@@ -621,7 +623,9 @@ def test_journal_keeps_the_mark_in_the_stored_payload(db: Database) -> None:
     """The stored row tags a look-alike success as ``ok``: the mark is data, not guessed."""
     journal = SqlJournal(db)
     outcome = Ok(dict(LOOKS_LIKE_AN_ERROR))
-    journal.append("c1", ToolResultsMessage((ToolResult("c", "read_memory", outcome),)))
+    write_transcript(
+        journal, "c1", [ToolResultsMessage((ToolResult("c", "read_memory", outcome),))]
+    )
     (payload,) = db.query("SELECT payload FROM sf_messages WHERE conversation_id = ?", ("c1",))
     stored = json.loads(payload[0])
     assert stored["results"][0]["outcome"] == {"ok": LOOKS_LIKE_AN_ERROR}
@@ -632,9 +636,9 @@ def test_journal_orders_per_conversation(db: Database) -> None:
     journal = SqlJournal(db)
     assert not journal.exists("a")
     assert journal.load("a") == []
-    journal.append("a", UserMessage("1"))
-    journal.append("b", UserMessage("x"))
-    journal.append("a", UserMessage("2"))
+    write_transcript(journal, "a", [UserMessage("1")])
+    write_transcript(journal, "b", [UserMessage("x")])
+    write_transcript(journal, "a", [UserMessage("2")])
     assert journal.load("a") == [UserMessage("1"), UserMessage("2")]
     assert journal.load("b") == [UserMessage("x")]
     assert journal.exists("a")
@@ -642,21 +646,57 @@ def test_journal_orders_per_conversation(db: Database) -> None:
     assert journal.conversations()[0] == "a"
 
 
+def _approval(conversation: str, key: str, call_id: str = "call_0") -> Approval:
+    return Approval(
+        id=approval_id(key),
+        conversation_id=conversation,
+        user_turn=0,
+        key=key,
+        call_id=call_id,
+        tool="forget",
+        fingerprint="fp",
+        arguments={"key": "goal"},
+    )
+
+
 def test_a_decision_is_recorded_once(db: Database) -> None:
-    """The first decision on a call wins; later ones are refused, also after reopening."""
+    """The first decision on an approval wins; later ones, decisions on approvals nobody asked
+    for, and decisions naming another conversation are refused, also after reopening."""
     journal = SqlJournal(db)
-    assert journal.decide("c1", "call_1", approved=True)
-    assert not journal.decide("c1", "call_1", approved=False)
-    assert journal.decide("c1", "call_2", approved=False)
-    assert journal.decide("c2", "call_1", approved=False)
+    first = journal.request_approval(_approval("c1", "sfk_" + "a" * 40))
+    second = journal.request_approval(_approval("c1", "sfk_" + "b" * 40))
+    assert journal.request_approval(_approval("c1", "sfk_" + "a" * 40)) == first  # asked once
+    assert first.approved is None
+    assert not journal.decide("c2", first.id, approved=True)  # not that conversation's
+    assert not journal.decide("c1", approval_id("sfk_" + "c" * 40), approved=True)  # never asked
+    assert journal.decide("c1", first.id, approved=True)
+    assert not journal.decide("c1", first.id, approved=False)
+    assert journal.decide("c1", second.id, approved=False)
     other = open_database(db.url)
     try:
         reopened = SqlJournal(other)
-        assert reopened.decisions("c1") == {"call_1": True, "call_2": False}
-        assert reopened.decisions("c2") == {"call_1": False}
-        assert not reopened.decide("c1", "call_1", approved=False)
+        decided = {a.id: a.approved for a in reopened.approvals(conversation_id="c1")}
+        assert decided == {first.id: True, second.id: False}
+        assert reopened.approvals(decided=False) == []
+        assert not reopened.decide("c1", first.id, approved=False)
     finally:
         other.close()
+
+
+def test_approvals_and_conversations_are_per_user(db: Database) -> None:
+    """Another user sees none of a user's conversations or approvals, and cannot decide them."""
+    alice, bob = SqlJournal(db, user="alice"), SqlJournal(db, user="bob")
+    write_transcript(alice, "c1", [UserMessage("secret")])
+    asked = alice.request_approval(_approval("c1", "sfk_" + "d" * 40))
+    assert bob.load("c1") == []
+    assert not bob.exists("c1")
+    assert bob.conversations() == []
+    assert bob.approvals() == []
+    assert not bob.decide("c1", asked.id, approved=True)
+    write_transcript(bob, "c1", [UserMessage("mine")])  # the same id is bob's own conversation
+    assert alice.load("c1") == [UserMessage("secret")]
+    assert bob.load("c1") == [UserMessage("mine")]
+    assert alice.approvals(decided=False) == [asked]
 
 
 # -- diagnostics -------------------------------------------------------------------------------
@@ -786,23 +826,33 @@ def test_two_workers_migrating_at_once_both_succeed(
 
 APPEND_MANY = """
 import pathlib, sys, time
-from surefoot import SqlJournal, UserMessage, open_database
+from surefoot import ConversationBusyError, SqlJournal, UserMessage, open_database
+from surefoot.testing import write_transcript
 url, ready, start, me = sys.argv[1:5]
 db = open_database(url)
 journal = SqlJournal(db)
 pathlib.Path(ready).touch()
 while not pathlib.Path(start).exists():
     time.sleep(0.001)
+busy = 0
 for index in range(25):
-    journal.append("shared", UserMessage(f"{me}-{index}"))
+    while True:
+        try:
+            write_transcript(journal, "shared", [UserMessage(f"{me}-{index}")])
+            break
+        except ConversationBusyError:
+            busy += 1
+            time.sleep(0.001)
 db.close()
+print(busy)
 """
 
 
 def test_processes_appending_to_one_conversation_keep_every_message(
     db_url: str, tmp_path: Path
 ) -> None:
-    """Two workers on one turn append concurrently: nothing is lost, each keeps its order."""
+    """Four writers race for one conversation: each append holds it alone (the others are
+    told it is busy and wait), nothing is lost, each keeps its order."""
     open_database(db_url).close()
     start = tmp_path / "start"
     ready = [tmp_path / f"ready{i}" for i in range(4)]

@@ -30,7 +30,7 @@ def main() -> NoReturn:
         code = command.main(prog_name="gymnasia", standalone_mode=False)
     except UsageProblem as exc:
         err.print(f"gymnasia: {exc}", markup=False, highlight=False, soft_wrap=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
     except _CLICK_USAGE_ERROR as exc:
         message = exc.format_message()  # type: ignore[attr-defined]
         err.print(f"gymnasia: {message}", markup=False, highlight=False, soft_wrap=True)

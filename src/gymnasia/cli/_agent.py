@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+from collections.abc import Coroutine
+from typing import Annotated, Any
 
 import typer
 
 from surefoot import (
+    ConversationBusyError,
     Lang,
     Model,
     StoreError,
+    TurnPendingError,
     TurnResult,
 )
 
@@ -154,16 +157,30 @@ def ask(
         github_api_url=github_api_url,
     )
     try:
-        result = asyncio.run(
+        result = run_turn(
+            coach,
+            language,
             coach.agent.run_turn(
                 message,
                 conversation_id=conversation,
                 on_event=None if json_output else live_printer(),
-            )
+            ),
         )
     finally:
         coach.close()
     report(result, coach, json_output=json_output)
+
+
+def run_turn(coach: Coach, lang: Lang, turn: Coroutine[Any, Any, TurnResult]) -> TurnResult:
+    """Run ``turn``; a conversation that is busy or waits for a decision is one line."""
+    try:
+        return asyncio.run(turn)
+    except ConversationBusyError as exc:
+        seconds = round(coach.agent.lease_seconds)
+        message = t(lang, "busy", conversation=exc.conversation_id, seconds=seconds)
+        raise UsageProblem(message, exit_code=4) from None
+    except TurnPendingError as exc:
+        raise UsageProblem(t(lang, "turn_pending", conversation=exc.conversation_id)) from None
 
 
 @app.command()
@@ -207,24 +224,27 @@ def chat(
                 break
             if not line:
                 continue
-            result = asyncio.run(
-                coach.agent.run_turn(line, conversation_id=conversation, on_event=live_printer())
+            result = run_turn(
+                coach,
+                language,
+                coach.agent.run_turn(line, conversation_id=conversation, on_event=live_printer()),
             )
             conversation = result.conversation_id
-            result = _confirm_loop(coach, result)
+            result = _confirm_loop(coach, language, result)
             out.print()
             render.print_turn(out, result, calls=False)
     finally:
         coach.close()
 
 
-def _confirm_loop(coach: Coach, result: TurnResult) -> TurnResult:
+def _confirm_loop(coach: Coach, lang: Lang, result: TurnResult) -> TurnResult:
     while result.pending_confirmation is not None:
         pending = result.pending_confirmation
         args = json.dumps(pending.arguments, ensure_ascii=False)
         answer = typer.confirm(f"\n  ¿{pending.tool}({args})? / approve?", default=False)
-        coach.agent.decide(pending.conversation_id, pending.call_id, approved=answer)
-        result = asyncio.run(coach.agent.resume(pending.conversation_id, on_event=live_printer()))
+        coach.agent.decide(pending.conversation_id, pending.id, approved=answer)
+        resumed = coach.agent.resume(pending.conversation_id, on_event=live_printer())
+        result = run_turn(coach, lang, resumed)
     return result
 
 

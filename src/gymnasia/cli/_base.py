@@ -49,7 +49,12 @@ out = Console(highlight=False)
 
 
 class UsageProblem(Exception):  # noqa: N818 - a user mistake, reported as one line
-    """A user mistake: one line on stderr, exit 2."""
+    """A user mistake (or a state that stops the command): one line on stderr, exit 2 unless
+    ``exit_code`` says otherwise (4: busy, try again later)."""
+
+    def __init__(self, message: str, *, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 DbOpt = Annotated[

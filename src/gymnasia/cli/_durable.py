@@ -1,8 +1,13 @@
-"""The durable side: diagnostics, approvals, resume, writes and reconcile."""
+"""The durable side: diagnostics, approvals, resume, writes and reconcile.
+
+Commands that finish a turn (``approvals approve|deny``, ``resume``) run it on the model the
+turn was started with, as the journal recorded it (provider, model, base URL; never the key),
+and take the same provider options as ``ask`` for what is not recorded (the key, the timeout)
+or may move (the base URL). Every command sees only ``--user``'s conversations and writes.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import sys
@@ -10,14 +15,22 @@ from typing import Annotated, Any
 
 import typer
 
-from surefoot import Lang
+from surefoot import LEDGER_STATES, Lang, LedgerState, PendingConfirmation
 
 from ..app import Coach, open_coach
+from ..texts import t
+from ._agent import cli_coach, run_turn
 from ._base import (
+    BaseUrlOpt,
     ConversationOpt,
     DbOpt,
+    GitHubApiOpt,
     JsonOpt,
+    KeyOpt,
     LangOpt,
+    ModelOpt,
+    TimeoutOpt,
+    TodayOpt,
     UsageProblem,
     UserOpt,
     app,
@@ -27,26 +40,40 @@ from ._base import (
     out,
     parse_lang,
 )
-from ._output import entry_json, report
+from ._output import entry_json, report, write_json
+
+TurnProviderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--provider",
+        help="The provider the turn runs on (default: the one it was started with).",
+    ),
+]
+
+
+def _open(db: str | None, lang: Lang, user: str) -> Coach:
+    """The Coach over an existing database, for commands that do not ask a model."""
+    existing_store(db, lang, user).db.close()
+    return open_coach(db=db_target(db), lang=lang, user=user)
 
 
 @app.command()
 def diagnostics(
     db: DbOpt = None,
-    conversation: Annotated[str | None, typer.Option("--conversation")] = None,
+    conversation: ConversationOpt = None,
     lang: LangOpt = "es",
+    user: UserOpt = "default",
     json_output: JsonOpt = False,
 ) -> None:
     """Local diagnostics of failed tool calls (exception, traceback), keys redacted."""
-    from surefoot import Redactor, SqlDiagnostics
+    from surefoot import Redactor
 
     from ..app import configured_secrets
 
-    language = parse_lang(lang)
-    store = existing_store(db, language, "default")
+    coach = _open(db, parse_lang(lang), user)
     redact = Redactor(configured_secrets())
-    items = SqlDiagnostics(store.db).list(conversation_id=conversation)
-    store.db.close()
+    items = coach.agent.diagnostics(conversation_id=conversation)
+    coach.close()
     rows = [
         {
             "conversation_id": d.conversation_id,
@@ -61,7 +88,7 @@ def diagnostics(
         for d in items
     ]
     if json_output:
-        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        write_json(rows)
         return
     for row in rows:
         out.print(f"[bold]{row['created_at']} {row['tool']} call={row['call_id']}[/bold]")
@@ -69,71 +96,109 @@ def diagnostics(
         out.print(row["traceback"], markup=False)
 
 
-# -- the durable side: approvals, resume, writes, reconcile ------------------------------------
+# -- turns that wait or were interrupted -------------------------------------------------------
 
 
-def _offline_coach(db: str | None, lang: Lang, user: str) -> Coach:
-    """The Coach over an existing database, offline (for commands that manage turns)."""
-    existing_store(db, lang, user).db.close()
-    return open_coach(db=db_target(db), lang=lang, user=user)
-
-
-def _pending_rows(coach: Coach, conversation: str | None) -> list[dict[str, Any]]:
-    ids = [conversation] if conversation else coach.agent.journal.conversations()
-    rows = []
-    for cid in ids:
-        pending = coach.agent.pending_confirmation(cid)
-        if pending is not None:
-            rows.append(
-                {
-                    "id": pending.call_id,
-                    "conversation_id": cid,
-                    "tool": pending.tool,
-                    "arguments": pending.arguments,
-                }
-            )
-    return rows
+def _pending_json(pending: PendingConfirmation) -> dict[str, Any]:
+    return {
+        "id": pending.id,
+        "conversation_id": pending.conversation_id,
+        "tool": pending.tool,
+        "arguments": pending.arguments,
+    }
 
 
 @approvals_app.command("list")
 def approvals_list(
     db: DbOpt = None,
-    conversation: Annotated[str | None, typer.Option("--conversation")] = None,
+    conversation: ConversationOpt = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
     json_output: JsonOpt = False,
 ) -> None:
     """List actions waiting for a person's decision."""
-    coach = _offline_coach(db, parse_lang(lang), user)
-    rows = _pending_rows(coach, conversation)
+    coach = _open(db, parse_lang(lang), user)
+    found = coach.agent.pending_confirmations()
     coach.close()
+    rows = [_pending_json(p) for p in found if conversation in (None, p.conversation_id)]
     if json_output:
-        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        write_json(rows)
         return
     for row in rows:
         args = json.dumps(row["arguments"], ensure_ascii=False)
         out.print(f"{row['id']}  {row['conversation_id']}  {row['tool']}({args})", markup=False)
 
 
+def _turn_coach(
+    db: str | None,
+    conversation_id: str,
+    lang: Lang,
+    user: str,
+    *,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float,
+    today: str | None,
+    github_api_url: str | None,
+) -> Coach:
+    """The Coach on the model ``conversation_id``'s turn runs on."""
+    probe = _open(db, lang, user)
+    if not probe.agent.exists(conversation_id):
+        probe.close()
+        raise UsageProblem(t(lang, "no_conversation", conversation=conversation_id))
+    recorded = probe.agent.turn_model(conversation_id)
+    probe.close()
+    name = recorded.provider if recorded is not None else "offline"
+    named = recorded.model if recorded is not None else None
+    if (provider is not None and provider != name) or (
+        model is not None and named is not None and model != named
+    ):
+        given = f"{provider or name} ({model or named})"
+        raise UsageProblem(t(lang, "turn_model", recorded=f"{name} ({named})", given=given))
+    return cli_coach(
+        db=db,
+        provider=name,
+        model=named,
+        base_url=base_url or (recorded.base_url if recorded is not None else None),
+        api_key=api_key,
+        lang=lang,
+        user=user,
+        faults=None,
+        today=today,
+        timeout=timeout,
+        stream=False,
+        github_api_url=github_api_url,
+    )
+
+
 def _decide(
     db: str | None,
-    call_id: str,
+    approval: str,
     conversation: str | None,
     lang: Lang,
     user: str,
+    options: dict[str, Any],
     *,
     approved: bool,
     json_output: bool,
 ) -> None:
-    coach = _offline_coach(db, lang, user)
+    lister = _open(db, lang, user)
+    found = [
+        p
+        for p in lister.agent.pending_confirmations()
+        if p.id == approval and conversation in (None, p.conversation_id)
+    ]
+    lister.close()
+    if not found:
+        raise UsageProblem(t(lang, "no_pending_action", id=approval))
+    cid = found[0].conversation_id
+    coach = _turn_coach(db, cid, lang, user, **options)
     try:
-        matches = [r for r in _pending_rows(coach, conversation) if r["id"] == call_id]
-        if len(matches) != 1:
-            problem = "no pending action with that id" if not matches else "use --conversation"
-            raise UsageProblem(f"{call_id}: {problem}")
-        cid = matches[0]["conversation_id"]
-        coach.agent.decide(cid, call_id, approved=approved)
-        result = asyncio.run(coach.agent.resume(cid))
+        if not coach.agent.decide(cid, approval, approved=approved):
+            raise UsageProblem(t(lang, "no_pending_action", id=approval))
+        result = run_turn(coach, lang, coach.agent.resume(cid))
     finally:
         coach.close()
     report(result, coach, json_output=json_output)
@@ -141,31 +206,65 @@ def _decide(
 
 @approvals_app.command("approve")
 def approvals_approve(
-    call_id: Annotated[str, typer.Argument(metavar="ID")],
+    approval: Annotated[str, typer.Argument(metavar="ID")],
     db: DbOpt = None,
     conversation: ConversationOpt = None,
+    provider: TurnProviderOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    today: TodayOpt = None,
+    github_api_url: GitHubApiOpt = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
     json_output: JsonOpt = False,
 ) -> None:
-    """Approve a pending action: it runs now, once, and the turn continues."""
+    """Approve a pending action: it runs now, once, and the turn continues on its model."""
+    options = {
+        "provider": provider,
+        "model": model,
+        "base_url": base_url,
+        "api_key": api_key,
+        "timeout": timeout,
+        "today": today,
+        "github_api_url": github_api_url,
+    }
+    language = parse_lang(lang)
     _decide(
-        db, call_id, conversation, parse_lang(lang), user, approved=True, json_output=json_output
+        db, approval, conversation, language, user, options, approved=True, json_output=json_output
     )
 
 
 @approvals_app.command("deny")
 def approvals_deny(
-    call_id: Annotated[str, typer.Argument(metavar="ID")],
+    approval: Annotated[str, typer.Argument(metavar="ID")],
     db: DbOpt = None,
     conversation: ConversationOpt = None,
+    provider: TurnProviderOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    today: TodayOpt = None,
+    github_api_url: GitHubApiOpt = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
     json_output: JsonOpt = False,
 ) -> None:
-    """Refuse a pending action: it does not run, and the Coach is told so."""
+    """Refuse a pending action: it does not run, and the Coach (its model) is told so."""
+    options = {
+        "provider": provider,
+        "model": model,
+        "base_url": base_url,
+        "api_key": api_key,
+        "timeout": timeout,
+        "today": today,
+        "github_api_url": github_api_url,
+    }
+    language = parse_lang(lang)
     _decide(
-        db, call_id, conversation, parse_lang(lang), user, approved=False, json_output=json_output
+        db, approval, conversation, language, user, options, approved=False, json_output=json_output
     )
 
 
@@ -173,22 +272,42 @@ def approvals_deny(
 def resume(
     conversation_id: Annotated[str, typer.Argument(help="The conversation to finish.")],
     db: DbOpt = None,
+    provider: TurnProviderOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: KeyOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    today: TodayOpt = None,
+    github_api_url: GitHubApiOpt = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
     json_output: JsonOpt = False,
 ) -> None:
-    """Finish a turn that was interrupted (settling unconfirmed writes first); nothing
-    that committed is done again."""
+    """Finish a turn that was interrupted (settling unconfirmed writes first) on the model it
+    was started with; nothing that committed is done again."""
     language = parse_lang(lang)
-    coach = _offline_coach(db, language, user)
+    coach = _turn_coach(
+        db,
+        conversation_id,
+        language,
+        user,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        today=today,
+        github_api_url=github_api_url,
+    )
     try:
-        if not coach.agent.journal.exists(conversation_id):
-            raise UsageProblem(f"{conversation_id}: no such conversation")
-        coach.agent.executor.reconcile(conversation_id=conversation_id, lang=language)
-        result = asyncio.run(coach.agent.resume(conversation_id))
+        coach.agent.reconcile(conversation_id=conversation_id)
+        result = run_turn(coach, language, coach.agent.resume(conversation_id))
     finally:
         coach.close()
     report(result, coach, json_output=json_output)
+
+
+# -- the ledger ------------------------------------------------------------------------------
 
 
 @app.command()
@@ -199,25 +318,33 @@ def writes(
         str | None, typer.Option("--state", help="pending, committed, failed or unknown.")
     ] = None,
     lang: LangOpt = "es",
+    user: UserOpt = "default",
     json_output: JsonOpt = False,
 ) -> None:
     """Every write the agent attempted, with its ledger state: what to check after
     "check your data before asking again"."""
-    from surefoot import LEDGER_STATES, SqlLedger
-
     language = parse_lang(lang)
-    if state is not None and state not in LEDGER_STATES:
-        raise UsageProblem(f"--state must be one of {', '.join(LEDGER_STATES)}")
-    store = existing_store(db, language, "default")
-    entries = SqlLedger(store.db).entries(conversation_id=conversation, state=state)
-    store.db.close()
+    chosen = _ledger_state(state)
+    coach = _open(db, language, user)
+    entries = coach.agent.writes(conversation_id=conversation, state=chosen)
+    coach.close()
     rows = [entry_json(e) for e in entries]
     if json_output:
-        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        write_json(rows)
         return
     for row in rows:
         args = json.dumps(row["arguments"], ensure_ascii=False)
         out.print(f"{row['updated_at']}  {row['state']:<9} {row['tool']}({args})", markup=False)
+
+
+def _ledger_state(value: str | None) -> LedgerState | None:
+    for state in LEDGER_STATES:
+        if value == state:
+            return state
+    if value is None:
+        return None
+    msg = f"--state must be one of {', '.join(LEDGER_STATES)}"
+    raise UsageProblem(msg)
 
 
 @app.command()
@@ -229,10 +356,9 @@ def reconcile(
     json_output: JsonOpt = False,
 ) -> None:
     """Settle unconfirmed writes now (by the ledger or the tool's own check)."""
-    language = parse_lang(lang)
-    coach = _offline_coach(db, language, user)
+    coach = _open(db, parse_lang(lang), user)
     try:
-        entries = coach.agent.executor.reconcile(conversation_id=conversation, lang=language)
+        entries = coach.agent.reconcile(conversation_id=conversation)
     finally:
         coach.close()
     rows = [entry_json(e) for e in entries]

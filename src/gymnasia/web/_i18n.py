@@ -108,6 +108,14 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
         "en": "Something failed on the server. The conversation is saved; "
         "`gymnasia diagnostics` shows the details.",
     },
+    "busy": {
+        "es": "Otro proceso está atendiendo un turno en esta conversación. No se ha hecho nada; "
+        "vuelve a intentarlo en un momento.",
+        "pt": "Outro processo está a tratar de um turno nesta conversa. Nada foi feito; tente "
+        "de novo daqui a pouco.",
+        "en": "Another process is running a turn in this conversation. Nothing was done; try "
+        "again in a moment.",
+    },
     "network_error": {
         "es": "No se ha podido contactar con el servidor.",
         "pt": "Não foi possível contactar o servidor.",
@@ -208,6 +216,7 @@ CLIENT_KEYS: Final = (
     "already_decided",
     "pending_blocks",
     "server_error",
+    "busy",
     "network_error",
     "trace_empty",
     "welcome",

@@ -7,7 +7,7 @@ Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
     GET  /api/conversations                   [{id, title, messages, pending}]
     GET  /api/conversations/{id}              the transcript from the journal
     POST /api/chat {message, conversation_id?}            → NDJSON turn stream
-    POST /api/approvals/{conversation}/{call} {approved}  → NDJSON turn stream (once)
+    POST /api/approvals/{conversation}/{approval} {approved}  → NDJSON turn stream (once)
     GET  /api/measurements?from=&to=          saved measurements, by date
 
 A turn streams as NDJSON, one event per line: ``start`` (the conversation id), ``text``
@@ -15,10 +15,13 @@ A turn streams as NDJSON, one event per line: ``start`` (the conversation id), `
 ``harness`` (the harness's own message), then ``done`` with ``render.turn_json`` — or
 ``error`` with a safe message if the server itself failed.
 
-One process holds one Coach (one database connection); turns take turns under one
-``asyncio.Lock``, held by the task that runs the turn, so a client that disconnects never
-cuts a turn short or leaves the lock held. Everything sent is passed through the Coach's
-redactor, so a configured key cannot leave the process even by accident.
+One process holds one Coach (one database connection); its turns take turns under one
+``asyncio.Lock``. Across processes (several ``serve`` workers, several hosts on one
+PostgreSQL) each turn also holds its conversation in the database (``Agent.hold``): a turn on
+a conversation another process is running gets ``409 {"error": "busy"}`` and changes nothing.
+Both are held by the task that runs the turn, so a client that disconnects never cuts a turn
+short or leaves them held. Everything sent is passed through the Coach's redactor, so a
+configured key cannot leave the process even by accident.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import logging
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from importlib.resources import files
 from typing import Annotated, Any, Final, assert_never
 
@@ -41,10 +44,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from starlette.types import Scope
 
 from surefoot import (
+    Agent,
     AssistantMessage,
     CallRecord,
+    ConversationBusyError,
     HarnessMessage,
     Lang,
+    Lease,
     Message,
     Model,
     Redactor,
@@ -71,7 +77,7 @@ NDJSON: Final = "application/x-ndjson"
 _NO_STORE: Final = {"cache-control": "no-store"}
 
 Event = dict[str, Any]
-RunTurn = Callable[[Callable[[TurnEvent], Awaitable[None]]], Awaitable[TurnResult]]
+RunTurn = Callable[[Callable[[TurnEvent], Awaitable[None]], Lease], Awaitable[TurnResult]]
 
 
 class ChatRequest(BaseModel):
@@ -84,7 +90,7 @@ class ChatRequest(BaseModel):
 
 
 class ApprovalRequest(BaseModel):
-    """``POST /api/approvals/{conversation_id}/{call_id}``."""
+    """``POST /api/approvals/{conversation_id}/{approval_id}``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -199,24 +205,34 @@ class _Web:
     async def locked_turn(
         self, conversation_id: str, refusal: Callable[[], Response | None], run: RunTurn
     ) -> Response:
-        """Under the turn lock: ``refusal()`` may answer instead; else stream ``run``."""
+        """Under the turn lock and holding the conversation: ``refusal()`` may answer instead;
+        else stream ``run``. A conversation another process holds is ``409 busy``."""
         await self.lock.acquire()
+        held = ExitStack()
         started = False
         try:
+            try:
+                lease = held.enter_context(self.coach.agent.hold(conversation_id))
+            except ConversationBusyError:
+                return self.json({"error": "busy", "message": ui(self.lang, "busy")}, 409)
             refused = refusal()
             if refused is not None:
                 return refused
-            response = self.stream(conversation_id, run)
+            response = self.stream(conversation_id, run, lease, held)
             started = True
             return response
         finally:
             if not started:
+                held.close()
                 self.lock.release()
 
-    def stream(self, conversation_id: str, run: RunTurn) -> StreamingResponse:
-        """Run a turn in its own task (which releases the held lock) and stream its events."""
+    def stream(
+        self, conversation_id: str, run: RunTurn, lease: Lease, held: ExitStack
+    ) -> StreamingResponse:
+        """Run a turn in its own task (which releases the lock and the conversation) and
+        stream its events."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        task = asyncio.create_task(self._turn(conversation_id, run, queue))
+        task = asyncio.create_task(self._turn(conversation_id, run, lease, held, queue))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return StreamingResponse(
@@ -226,14 +242,19 @@ class _Web:
         )
 
     async def _turn(
-        self, conversation_id: str, run: RunTurn, queue: asyncio.Queue[Event | None]
+        self,
+        conversation_id: str,
+        run: RunTurn,
+        lease: Lease,
+        held: ExitStack,
+        queue: asyncio.Queue[Event | None],
     ) -> None:
         async def on_event(event: TurnEvent) -> None:
             queue.put_nowait(event_json(event))
 
         try:
             queue.put_nowait({"type": "start", "conversation_id": conversation_id})
-            result = await run(on_event)
+            result = await run(on_event, lease)
             turn = render.turn_json(
                 result, provider=self.coach.provider, model=self.coach.model_name
             )
@@ -242,6 +263,7 @@ class _Web:
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
             queue.put_nowait({"type": "error", "message": ui(self.lang, "server_error")})
         finally:
+            held.close()
             self.lock.release()
             queue.put_nowait(None)
 
@@ -280,29 +302,26 @@ class _Web:
         pending = self.coach.agent.pending_confirmation(conversation_id)
         if pending is None:
             return None
-        return {"id": pending.call_id, "tool": pending.tool, "arguments": pending.arguments}
+        return {"id": pending.id, "tool": pending.tool, "arguments": pending.arguments}
 
-    def decide(self, conversation_id: str, call_id: str, *, approved: bool) -> Response | None:
+    def chat_refusal(self, conversation_id: str) -> Response | None:
+        """Why a new message cannot start a turn now (a decision to make first), or None."""
+        pending = self.pending(conversation_id)
+        if pending is not None:
+            return self.json({"error": "pending_confirmation", "pending": pending}, 409)
+        return None
+
+    def decide(self, conversation_id: str, approval: str, *, approved: bool) -> Response | None:
         """Record the decision on the waiting call; a refusal (404 / 409) if there is none."""
         agent = self.coach.agent
-        pending = agent.pending_confirmation(conversation_id)
-        if pending is not None and pending.call_id == call_id:
-            agent.decide(conversation_id, call_id, approved=approved)
+        if agent.decide(conversation_id, approval, approved=approved):
             return None
-        decided = agent.journal.decisions(conversation_id)
-        if call_id not in decided:
+        recorded = agent.approval(conversation_id, approval)
+        if recorded is None:
             return self.json({"error": "no_such_confirmation"}, 404)
-        if self.unanswered(conversation_id, call_id):
+        if recorded.approved is not None and agent.unfinished(conversation_id):
             return None  # decided, then interrupted before it ran: finish the turn as decided
-        return self.json({"error": "already_decided", "approved": decided[call_id]}, 409)
-
-    def unanswered(self, conversation_id: str, call_id: str) -> bool:
-        """Whether ``call_id`` is a call of the last response still waiting for its result."""
-        messages = self.coach.agent.journal.load(conversation_id)
-        last = messages[-1] if messages else None
-        return isinstance(last, AssistantMessage) and any(
-            c.call_id == call_id for c in last.tool_calls
-        )
+        return self.json({"error": "already_decided", "approved": recorded.approved}, 409)
 
 
 def event_json(event: TurnEvent) -> Event:
@@ -427,25 +446,36 @@ def _turn_api(app: FastAPI, web: _Web) -> None:
     @app.post("/api/chat")
     async def chat(body: ChatRequest) -> Response:
         cid = body.conversation_id or _new_conversation_id()
-
-        def refusal() -> Response | None:
-            pending = web.pending(cid)
-            if pending is None:
-                return None
-            return web.json({"error": "pending_confirmation", "pending": pending}, 409)
-
         return await web.locked_turn(
             cid,
-            refusal,
-            lambda on_event: agent.run_turn(body.message, conversation_id=cid, on_event=on_event),
+            lambda: web.chat_refusal(cid),
+            lambda on_event, lease: _chat_turn(agent, body.message, cid, on_event, lease),
         )
 
-    @app.post("/api/approvals/{conversation_id}/{call_id}")
+    @app.post("/api/approvals/{conversation_id}/{approval_id}")
     async def approval(
-        conversation_id: ConversationId, call_id: ConversationId, body: ApprovalRequest
+        conversation_id: ConversationId, approval_id: ConversationId, body: ApprovalRequest
     ) -> Response:
         return await web.locked_turn(
             conversation_id,
-            lambda: web.decide(conversation_id, call_id, approved=body.approved),
-            lambda on_event: agent.resume(conversation_id, on_event=on_event),
+            lambda: web.decide(conversation_id, approval_id, approved=body.approved),
+            lambda on_event, lease: agent.resume(conversation_id, on_event=on_event, lease=lease),
         )
+
+
+async def _chat_turn(
+    agent: Agent,
+    message: str,
+    conversation_id: str,
+    on_event: Callable[[TurnEvent], Awaitable[None]],
+    lease: Lease,
+) -> TurnResult:
+    """A new message. A turn interrupted before its calls got results is finished first; if
+    that turn now waits for a decision, its result is the answer and the message waits."""
+    if agent.unfinished(conversation_id):
+        finished = await agent.resume(conversation_id, on_event=on_event, lease=lease)
+        if finished.pending_confirmation is not None:
+            return finished
+    return await agent.run_turn(
+        message, conversation_id=conversation_id, on_event=on_event, lease=lease
+    )

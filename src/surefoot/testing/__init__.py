@@ -5,6 +5,7 @@ from ._fake_anthropic import FakeAnthropicServer
 from ._fake_google import FakeGoogleInteractionsServer
 from ._fake_openai_chat import FakeOpenAIChatServer
 from ._fake_openai_responses import FakeOpenAIResponsesServer
+from ._journal import write_transcript
 from ._models import FunctionModel, ScriptedModel, Step, call, turn
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
     "Step",
     "call",
     "turn",
+    "write_transcript",
 ]

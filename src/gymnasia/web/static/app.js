@@ -339,7 +339,8 @@
       try {
         const url = `/api/approvals/${encodeURIComponent(id)}/${encodeURIComponent(pending.id)}`;
         const result = await postStream(url, { approved }, onEvent);
-        if (result.status === 409) status.textContent = T.already_decided;
+        if (result.status === 409 && result.body && result.body.error === "busy") addError(T.busy);
+        else if (result.status === 409) status.textContent = T.already_decided;
         else if (result.status !== 200) addError(T.server_error);
       } catch (_) {
         addError(T.network_error);
@@ -366,6 +367,9 @@
           clearThinking();
           addError(T.pending_blocks);
           showPending(result.body.pending);
+        } else if (result.status === 409 && result.body && result.body.error === "busy") {
+          clearThinking();
+          addError(T.busy);
         } else if (result.status !== 200) {
           clearThinking();
           addError(T.server_error);
