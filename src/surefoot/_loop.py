@@ -236,7 +236,8 @@ class Agent:
 
     @property
     def model_ref(self) -> ModelRef:
-        """The model this agent runs on, as the journal records it (never its key)."""
+        """The model this agent runs on, as the journal records it (never its key). A model
+        with a ``base_url`` attribute (every provider adapter has one) records it too."""
         return ModelRef(
             self.model.provider, self.model.model_name, getattr(self.model, "base_url", None)
         )

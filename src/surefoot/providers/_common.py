@@ -79,6 +79,11 @@ class SDKModel:
         """The model's name as the provider knows it."""
         return self._model
 
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint this model talks to (None: the provider's own)."""
+        return self._base_url
+
     def _retries(self, sdk_default: int) -> int:
         """``max_retries``, or the SDK's own default when it is None."""
         return sdk_default if self._max_retries is None else self._max_retries
