@@ -5,10 +5,12 @@ A conversation is a list of messages::
     Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage
 
 * ``UserMessage`` — what the person typed.
-* ``AssistantMessage`` — one model response: ``TextPart`` and ``ToolCall`` parts in order,
-  the stop reason, and which provider/model produced it. Vendor data that must be echoed
-  back (reasoning items, thinking signatures) lives in ``provider_details`` and is only ever
-  sent back to the same provider.
+* ``AssistantMessage`` — one model response: ``TextPart``, ``ToolCall`` and ``ReasoningPart``
+  parts in order, the stop reason, and which provider/model produced it. Vendor data that
+  must be echoed back lives in ``ReasoningPart`` (reasoning items, thinking blocks and their
+  signatures) and in the ``provider_details`` of a part (the provider's own item ids, status,
+  the ``phase`` of a message). Adapters send it back only to the provider that produced it
+  (the message's ``provider``) and drop it cleanly when the transcript moves elsewhere.
 * ``ToolResultsMessage`` — exactly one ``ToolResult`` per call of the preceding assistant
   message, in call order. The outcome inside keeps its program-set mark.
 * ``HarnessMessage`` — text the harness itself showed the person (a stop, a limit). Adapters
@@ -29,9 +31,11 @@ FinishReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "pause"]
 
 @dataclass(frozen=True, slots=True)
 class TextPart:
-    """Text the model wrote."""
+    """Text the model wrote; ``provider_details`` keeps the producing provider's own fields
+    for it (an item id, a status, a phase), echoed only to that provider."""
 
     text: str
+    provider_details: dict[str, Any] | None = None
     kind: Literal["text"] = "text"
 
 

@@ -62,8 +62,10 @@ def _result_to_json(result: ToolResult) -> dict[str, Any]:
 
 def _part_to_json(part: AssistantPart) -> dict[str, Any]:
     match part:
-        case TextPart(text=t):
+        case TextPart(text=t, provider_details=None):
             return {"kind": "text", "text": t}
+        case TextPart(text=t, provider_details=details):
+            return {"kind": "text", "text": t, "provider_details": details}
         case ToolCall():
             return {
                 "kind": "tool_call",
@@ -114,7 +116,7 @@ def message_from_json(data: dict[str, Any]) -> Message:
 def _part_from_json(data: dict[str, Any]) -> AssistantPart:
     kind = data.get("kind")
     if kind == "text":
-        return TextPart(data["text"])
+        return TextPart(data["text"], data.get("provider_details"))
     if kind == "tool_call":
         return ToolCall(
             call_id=data["call_id"],

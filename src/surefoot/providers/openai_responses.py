@@ -4,13 +4,27 @@ Stateless: every request has ``store: false`` and carries the full history. The 
 pure and tested without a network (``build_request``, ``parse_response``)::
 
     UserMessage          → message item, role user, input_text
-    AssistantMessage     → message items (role assistant, output_text), function_call items
-                           (call_id, name, arguments as a JSON string) and this provider's
-                           reasoning items that carry encrypted content, in order
+    AssistantMessage     → message items (role assistant), function_call items (call_id,
+                           name, arguments as a JSON string) and this provider's reasoning
+                           items, in order (see "Items sent back" below)
     ToolResultsMessage   → one function_call_output item per result, output = the outcome's
                            JSON text; the error mark travels inside it, no field is invented
     HarnessMessage       → not sent: the harness's words are never presented as the model's
     system               → instructions
+
+Items sent back. A response's items keep their ids (``rs_…``, ``msg_…``, ``fc_…``), status and
+a message's ``phase`` in the transcript (the ``provider_details`` of each part; reasoning items
+whole, as ``ReasoningPart``). A reasoning item must be followed by the items it produced, and
+those items name it, so an assistant message of this provider goes back in one of two forms:
+
+* linked — every reasoning item carries its encrypted content and every message and call its
+  id: all of it goes back as received (``OutputMessage`` items with id, status, phase and
+  ``output_text`` parts; ``function_call`` items with id and status; reasoning items whole);
+* plain — otherwise (no encrypted reasoning, or a transcript written before ids were kept):
+  no reasoning and no item ids, so nothing refers to an item the request lacks; text goes as
+  ``{"role": "assistant", "content": "<text>"}`` (with its phase), calls by ``call_id`` only.
+
+Another provider's messages always go in the plain form, without any vendor field.
 
 Function tools are sent with ``strict: false``: surefoot's validator is the authority and
 answers bad arguments with ``correct_arguments``. ``call_id`` values longer than 64 characters
@@ -25,6 +39,7 @@ import json
 import os
 import re
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, assert_never
 
 from .._exceptions import ProviderError
@@ -74,10 +89,20 @@ _CALL_ID: Final = re.compile(r"[\x20-\x7e]{1,64}")
 
 _FAILED_KINDS: Final = {
     "rate_limit_exceeded": "rate_limit",
+    # Served as HTTP 429 when it comes before the stream; the same kind when it comes inside.
+    "insufficient_quota": "rate_limit",
     "server_error": "server",
     "vector_store_timeout": "server",
 }
+_PHASES: Final = frozenset({"commentary", "final_answer"})
+_TEXT_SHAPE: Final = {"type": "output_text", "annotations": [], "logprobs": []}
+"""An ``output_text`` part without its text, as the API returns one (no citations, no
+log probabilities were asked for)."""
 _SAFE_CODE: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_SAFE_MESSAGES: Final = {
+    **API_MESSAGES,
+    "rate_limit": "requests are being rate-limited or the quota is used up",
+}
 
 # -- transcript → request ------------------------------------------------------------------
 
@@ -117,9 +142,9 @@ def _items(message: Message, ids: CallIds) -> list[dict[str, Any]]:
                 return []
             content = [{"type": "input_text", "text": text}]
             return [{"type": "message", "role": "user", "content": content}]
-        case AssistantMessage(parts=parts):
+        case AssistantMessage():
             ids.start_turn()
-            return _assistant_items(parts, ids)
+            return _assistant_items(message, ids)
         case ToolResultsMessage(results=results):
             return [_output_item(r, ids) for r in results]
         case HarnessMessage():
@@ -128,44 +153,114 @@ def _items(message: Message, ids: CallIds) -> list[dict[str, Any]]:
             assert_never(message)
 
 
-def _assistant_items(parts: Sequence[AssistantPart], ids: CallIds) -> list[dict[str, Any]]:
+def _assistant_items(message: AssistantMessage, ids: CallIds) -> list[dict[str, Any]]:
+    native = message.provider == PROVIDER
+    form = _Form(native=native, linked=native and _linked(message.parts))
     items: list[dict[str, Any]] = []
-    for part in parts:
-        item = _assistant_item(part, ids)
+    for part in message.parts:
+        item = _assistant_item(part, ids, form)
         if item is None:
             continue
-        if item["type"] == "message" and items and items[-1]["type"] == "message":
-            items[-1]["content"].extend(item["content"])
+        if items and _same_message(items[-1], item):
+            _merge_message(items[-1], item)
         else:
             items.append(item)
     return items
 
 
-def _assistant_item(part: AssistantPart, ids: CallIds) -> dict[str, Any] | None:
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """How an assistant message goes back: ``native`` (it came from this provider) and
+    ``linked`` (its reasoning and item ids go back as received)."""
+
+    native: bool
+    linked: bool
+
+
+def _linked(parts: Sequence[AssistantPart]) -> bool:
+    """Every reasoning item can be sent whole and every message and call has its id."""
+    for part in parts:
+        if isinstance(part, ReasoningPart):
+            if part.provider == PROVIDER and not part.data.get("encrypted_content"):
+                return False
+        elif _detail(part, "id") is None:
+            return False
+    return True
+
+
+def _detail(part: TextPart | ToolCall, key: str) -> str | None:
+    value = (part.provider_details or {}).get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _assistant_item(part: AssistantPart, ids: CallIds, form: _Form) -> dict[str, Any] | None:
     match part:
         case TextPart(text=text):
-            if not text:
-                return None
-            content = [{"type": "output_text", "text": text, "annotations": []}]
-            return {"type": "message", "role": "assistant", "content": content}
+            return _text_item(part, form) if text else None
         case ToolCall():
-            arguments = part.raw_arguments
-            if arguments is None:
-                arguments = dumps(part.arguments if part.arguments is not None else {})
-            return {
-                "type": "function_call",
-                "call_id": ids.for_call(part.call_id),
-                "name": part.name,
-                "arguments": arguments,
-            }
+            return _call_item(part, ids, form)
         case ReasoningPart(provider=provider, data=data):
             # Without encrypted content a reasoning item is a reference to stored state,
-            # which a stateless request does not have.
-            if provider == PROVIDER and data.get("encrypted_content"):
-                return dict(data)
-            return None
+            # which a stateless request does not have; see "Items sent back" above.
+            return dict(data) if form.linked and provider == PROVIDER else None
         case _:
             assert_never(part)
+
+
+def _text_item(part: TextPart, form: _Form) -> dict[str, Any]:
+    phase = _detail(part, "phase") if form.native else None
+    item: dict[str, Any] = {"type": "message", "role": "assistant"}
+    if form.linked:
+        item["id"] = _detail(part, "id")
+        item["status"] = _detail(part, "status") or "completed"
+        item["content"] = [_content_part(part)]
+    else:
+        item["content"] = part.text
+    if phase in _PHASES:
+        item["phase"] = phase
+    return item
+
+
+def _content_part(part: TextPart) -> dict[str, Any]:
+    """The content part as received (``output_text`` or ``refusal``), with its text."""
+    shape = (part.provider_details or {}).get("content")
+    if isinstance(shape, dict) and shape.get("type") == "refusal":
+        return {**shape, "refusal": part.text}
+    fields = shape if isinstance(shape, dict) else {}
+    return {**_TEXT_SHAPE, **fields, "text": part.text}
+
+
+def _same_message(last: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Two neighbouring text items that are one message: the same item id (linked), or both
+    plain text of the same phase."""
+    if last["type"] != "message" or item["type"] != "message":
+        return False
+    if last.get("phase") != item.get("phase"):
+        return False
+    if "id" in item:
+        return bool(last.get("id") == item["id"])
+    return "id" not in last and isinstance(last["content"], str)
+
+
+def _merge_message(last: dict[str, Any], item: dict[str, Any]) -> None:
+    if isinstance(last["content"], str):
+        last["content"] += item["content"]
+    else:
+        last["content"].extend(item["content"])
+
+
+def _call_item(part: ToolCall, ids: CallIds, form: _Form) -> dict[str, Any]:
+    arguments = part.raw_arguments
+    if arguments is None:
+        arguments = dumps(part.arguments if part.arguments is not None else {})
+    item: dict[str, Any] = {"type": "function_call"}
+    if form.linked:
+        item["id"] = _detail(part, "id")
+    item |= {"call_id": ids.for_call(part.call_id), "name": part.name, "arguments": arguments}
+    status = _detail(part, "status")
+    if form.linked and status is not None:
+        item["status"] = status
+    return item
 
 
 def _output_item(result: ToolResult, ids: CallIds) -> dict[str, Any]:
@@ -256,6 +351,7 @@ def _message_parts(item: dict[str, Any]) -> tuple[list[AssistantPart], bool]:
     content = item.get("content")
     if not isinstance(content, list):
         raise _bad("a message item has no content list")
+    fields = _item_fields(item, ("id", "status", "phase"))
     parts: list[AssistantPart] = []
     refused = False
     for entry in content:
@@ -267,9 +363,15 @@ def _message_parts(item: dict[str, Any]) -> tuple[list[AssistantPart], bool]:
         text = part.get(key)
         if not isinstance(text, str):
             raise _bad(f"a {kind} part has no text")
-        parts.append(TextPart(text))
+        shape = {k: v for k, v in part.items() if k != key}
+        parts.append(TextPart(text, {**fields, "content": shape}))
         refused = refused or kind == "refusal"
     return parts, refused
+
+
+def _item_fields(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The item's own fields among ``keys`` that are text (its id, status, phase)."""
+    return {key: item[key] for key in keys if isinstance(item.get(key), str) and item[key]}
 
 
 def _tool_call(item: dict[str, Any]) -> ToolCall:
@@ -282,13 +384,12 @@ def _tool_call(item: dict[str, Any]) -> ToolCall:
     raw = item.get("arguments")
     if not isinstance(raw, str):
         raw = json.dumps(raw, ensure_ascii=False, default=str)
-    item_id = item.get("id")
     return ToolCall(
         call_id=call_id,
         name=name,
         arguments=json_object(raw),
         raw_arguments=raw,
-        provider_details={"id": item_id} if isinstance(item_id, str) else None,
+        provider_details=_item_fields(item, ("id", "status")) or None,
     )
 
 
@@ -314,12 +415,19 @@ def _bad(problem: str) -> ProviderError:
 
 
 def _failure(code: object) -> ProviderError:
-    """A response that reports it failed (``status: failed`` or a stream ``error`` event)."""
+    """A response that reports it failed (``status: failed`` or a stream ``error`` event),
+    of the kind the same condition has as an HTTP error (``insufficient_quota`` is a 429)."""
     safe = isinstance(code, str) and _SAFE_CODE.fullmatch(code) is not None
     # Without a code the failure is the server's; other codes describe the request.
     kind = _FAILED_KINDS.get(code, "bad_request") if isinstance(code, str) else "server"
-    message = f"the response failed ({code})" if safe else "the response failed"
+    message = f"{_SAFE_MESSAGES[kind]} ({code})" if safe else _SAFE_MESSAGES[kind]
     return ProviderError(provider=PROVIDER, status=None, kind=kind, safe_message=message)
+
+
+def _error_code(event: dict[str, Any]) -> object:
+    """An ``error`` event's code: at the top (the SDK's type) or under ``error`` (the wire)."""
+    error = event.get("error")
+    return error.get("code") if isinstance(error, dict) else event.get("code")
 
 
 # -- streaming -----------------------------------------------------------------------------
@@ -355,7 +463,7 @@ class _ResponseStream:
             case "response.completed" | "response.incomplete" | "response.failed":
                 self.final = dict(_object(event.get("response"), "a final event has no response"))
             case "error":
-                raise _failure(event.get("code"))
+                raise _failure(_error_code(event))
             case _:
                 pass  # created, in_progress, *.done echoes, and event types added later
         return ""
@@ -493,11 +601,6 @@ def _response(data: object, model: str) -> ModelResponse:
 
 # -- errors --------------------------------------------------------------------------------
 
-_SAFE_MESSAGES: Final = {
-    **API_MESSAGES,
-    "rate_limit": "requests are being rate-limited or the quota is used up",
-}
-
 
 def _sdk_errors() -> tuple[type[Exception], ...]:
     """The exceptions ``_translate`` handles: the SDK's, and its HTTP library's transport
@@ -520,9 +623,12 @@ def _translate(exc: Exception) -> ProviderError:
         return connection_error(PROVIDER, "the request timed out")
     if isinstance(exc, openai.APIConnectionError):
         return connection_error(PROVIDER, "the API could not be reached")
+    if isinstance(exc, openai.APIResponseValidationError):
+        return _bad("the API's answer could not be read")
     if isinstance(exc, openai.APIError):
-        # An error event inside a stream, or a body the SDK could not read.
-        return _bad("the API reported an error while answering")
+        # An ``error`` event inside a stream: the SDK raises it with the event's error object,
+        # whose code decides the kind exactly as for a failed response.
+        return _failure(exc.code)
     if isinstance(exc, openai.OpenAIError):
         return credentials_error(PROVIDER, "the OpenAI client could not be set up (credentials)")
     return connection_error(PROVIDER, "the connection broke while the response was being read")

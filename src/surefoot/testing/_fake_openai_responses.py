@@ -17,8 +17,16 @@ Before answering it checks the request and replies with the real API's 400 shape
 ``function_call`` without a later output, a ``call_id`` over 64 characters, unknown fields
 (``is_error`` on an output item is one), arguments that are not a string, tools whose
 ``strict`` mode their schema cannot satisfy, and reasoning items that reference stored state.
-``store`` must be ``false``: surefoot runs stateless. A rejected request does not use up a
-turn; running out of turns is a 500.
+Like the official OpenAPI schema it wants an assistant message whose content is a list of parts
+to be a whole output message (``id``, ``status``, and ``output_text`` parts with
+``annotations`` and ``logprobs``); plain text content needs neither. Like the live API it
+wants a reasoning item followed by the item it produced (one with an ``id``), and an item it
+produced itself after a reasoning item (``fc_fake…``, ``msg_fake…``) preceded by that
+reasoning item. ``store`` must be ``false``: surefoot runs stateless. A rejected request does
+not use up a turn; running out of turns is a 500.
+
+Scripted text parts may carry a ``phase`` in their ``provider_details``; the message is
+rendered with it, as gpt-5 models do.
 """
 
 from __future__ import annotations
@@ -85,6 +93,8 @@ class FakeOpenAIResponsesServer(ScriptedHTTPServer):
     def __init__(self, turns: Sequence[AssistantMessage], *, api_key: str | None = None) -> None:
         super().__init__(turns)
         self.api_key = api_key
+        self._reasoning_of: dict[str, str] = {}
+        """Each item this server produced after a reasoning item → that reasoning item's id."""
 
     def handle(self, request: RecordedRequest) -> Reply:
         """Check the request like the real API, then serve the next turn."""
@@ -96,7 +106,7 @@ class FakeOpenAIResponsesServer(ScriptedHTTPServer):
         ):
             key = Rejection("Incorrect API key provided.", code="invalid_api_key", status=401)
             return error_reply(key)
-        problem = request_problem(request.body)
+        problem = request_problem(request.body) or self._linkage_problem(request.body)
         if problem is not None:
             return error_reply(problem)
         turn = self.next_turn()
@@ -109,9 +119,32 @@ class FakeOpenAIResponsesServer(ScriptedHTTPServer):
                 )
             )
         payload = response_payload(turn, request.body, number=self.served)
+        self._remember_reasoning(payload["output"])
         if request.body.get("stream") is True:
             return Reply.sse(stream_events(payload))
         return Reply.json(200, payload)
+
+    def _remember_reasoning(self, output: list[dict[str, Any]]) -> None:
+        reasoning: str | None = None
+        for item in output:
+            if item["type"] == "reasoning":
+                reasoning = item["id"]
+            elif reasoning is not None:
+                self._reasoning_of[item["id"]] = reasoning
+
+    def _linkage_problem(self, body: dict[str, Any]) -> Rejection | None:
+        """An item this server produced after a reasoning item, sent without that item."""
+        items = [i for i in body["input"] if isinstance(i, dict)]
+        present = {i.get("id") for i in items if i.get("type") == "reasoning"}
+        for item in items:
+            required = self._reasoning_of.get(str(item.get("id")))
+            if required is not None and required not in present:
+                return Rejection(
+                    f"Item '{item['id']}' of type '{item.get('type')}' was provided without "
+                    f"its required 'reasoning' item: '{required}'.",
+                    "input",
+                )
+        return None
 
 
 def error_reply(rejection: Rejection) -> Reply:
@@ -145,7 +178,7 @@ def request_problem(body: object) -> Rejection | None:
         problem = _item_problem(index, item)
         if problem is not None:
             return problem
-    return _pairing_problem(items)
+    return _following_item_problem(items) or _pairing_problem(items)
 
 
 def _top_level_problem(body: dict[str, Any]) -> Rejection | None:
@@ -247,6 +280,10 @@ def _message_problem(item: dict[str, Any], where: str) -> Rejection | None:
     if not isinstance(content, list):
         return Rejection(f"Invalid type for '{where}.content'.", f"{where}.content", "invalid_type")
     allowed = ("output_text", "refusal") if role == "assistant" else ("input_text",)
+    if role == "assistant":
+        problem = _output_message_problem(item, where)
+        if problem is not None:
+            return problem
     for number, part in enumerate(content):
         kind = str(part.get("type")) if isinstance(part, dict) else "?"
         at = f"{where}.content[{number}]"
@@ -257,9 +294,52 @@ def _message_problem(item: dict[str, Any], where: str) -> Rejection | None:
                 f"{at}.type",
                 "invalid_value",
             )
-        problem = _keys_problem(part, _PART_KEYS[kind], f"{at}.")
+        problem = _keys_problem(part, _PART_KEYS[kind], f"{at}.") or _part_fields_problem(
+            part, kind, at
+        )
         if problem is not None:
             return problem
+    return None
+
+
+def _output_message_problem(item: dict[str, Any], where: str) -> Rejection | None:
+    """An assistant message with content parts is an output message: id and status needed."""
+    for key in ("id", "status"):
+        if not isinstance(item.get(key), str):
+            return Rejection(
+                f"Missing required parameter: '{where}.{key}'.",
+                f"{where}.{key}",
+                "missing_required_parameter",
+            )
+    return None
+
+
+def _part_fields_problem(part: dict[str, Any], kind: str, at: str) -> Rejection | None:
+    required = {"output_text": ("text", "annotations", "logprobs"), "refusal": ("refusal",)}
+    for key in required.get(kind, ("text",)):
+        if key not in part:
+            return Rejection(
+                f"Missing required parameter: '{at}.{key}'.",
+                f"{at}.{key}",
+                "missing_required_parameter",
+            )
+    return None
+
+
+def _following_item_problem(items: list[Any]) -> Rejection | None:
+    """A reasoning item must be followed by the item it produced, which has an id."""
+    for index, item in enumerate(items):
+        if item.get("type") != "reasoning":
+            continue
+        rest = (i for i in items[index + 1 :] if i.get("type") != "reasoning")
+        following: dict[str, Any] = next(rest, {})
+        produced = following.get("type") in ("message", "function_call")
+        if not produced or not isinstance(following.get("id"), str):
+            return Rejection(
+                f"Item '{item.get('id')}' of type 'reasoning' was provided without its "
+                "required following item.",
+                "input",
+            )
     return None
 
 
@@ -350,7 +430,8 @@ def _output(turn: AssistantMessage, number: int) -> list[dict[str, Any]]:
     output: list[dict[str, Any]] = []
     for index, part in enumerate(turn.parts):
         item = _item(part, f"{number:04d}_{index}", refusal=turn.finish == "refusal")
-        if item["type"] == "message" and output and output[-1]["type"] == "message":
+        same_message = output and output[-1]["type"] == item["type"] == "message"
+        if same_message and output[-1].get("phase") == item.get("phase"):
             output[-1]["content"].extend(item["content"])
         else:
             output.append(item)
@@ -365,13 +446,15 @@ def _item(part: AssistantPart, suffix: str, *, refusal: bool) -> dict[str, Any]:
                 if refusal
                 else {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
             )
-            return {
+            message = {
                 "id": f"msg_fake{suffix}",
                 "type": "message",
                 "status": "completed",
                 "role": "assistant",
                 "content": [content],
             }
+            phase = (part.provider_details or {}).get("phase")
+            return {**message, "phase": phase} if phase else message
         case ToolCall():
             arguments = part.raw_arguments
             return {

@@ -123,13 +123,13 @@ def exchange(outcome: Ok | ToolError, *, call_id: str = "call_01A") -> list[Mess
         AssistantMessage(
             (
                 ReasoningPart("openai", REASONING),
-                TextPart("Voy a mirarlo."),
+                TextPart("Voy a mirarlo.", {"id": "msg_01", "status": "completed"}),
                 ToolCall(
                     call_id,
                     "read_measurement",
                     {"date": "2020-01-02"},
                     raw_arguments='{"date": "2020-01-02"}',
-                    provider_details={"id": "fc_01"},
+                    provider_details={"id": "fc_01", "status": "completed"},
                 ),
             ),
             finish="tool_use",
@@ -167,13 +167,24 @@ def expected_body(output: str, call_id: str = "call_01A") -> dict[str, Any]:
             {
                 "type": "message",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": "Voy a mirarlo.", "annotations": []}],
+                "id": "msg_01",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "annotations": [],
+                        "logprobs": [],
+                        "text": "Voy a mirarlo.",
+                    }
+                ],
             },
             {
                 "type": "function_call",
+                "id": "fc_01",
                 "call_id": call_id,
                 "name": "read_measurement",
                 "arguments": '{"date": "2020-01-02"}',
+                "status": "completed",
             },
             {"type": "function_call_output", "call_id": call_id, "output": output},
         ],
@@ -359,6 +370,199 @@ def test_build_request_is_pure_and_echoes_only_openai_reasoning() -> None:
         "max_output_tokens": 50,
         "include": ["reasoning.encrypted_content"],
     }
+
+
+# -- item ids, phase, and the plain form ---------------------------------------------------
+
+ENCRYPTED = {**REASONING, "id": "rs_x"}
+"""A scripted reasoning item with encrypted content (the fake server renames its id)."""
+
+
+def reasoning_turn(reasoning: dict[str, Any]) -> AssistantMessage:
+    """Reasoning, a commentary message and a call, as a gpt-5 model answers."""
+    return AssistantMessage(
+        (
+            ReasoningPart("openai", reasoning),
+            TextPart("Voy a mirarlo.", {"phase": "commentary"}),
+            ToolCall("call_01A", "read_measurement", {"date": "2020-01-02"}),
+        ),
+        finish="tool_use",
+    )
+
+
+def continuation(first_turn: AssistantMessage) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The output the fake server gave for ``first_turn`` and the input of the next request
+    (after the call's result), which the strict server accepted."""
+    with FakeOpenAIResponsesServer([first_turn, turn("Hecho.")]) as server:
+        model = model_for(server, encrypted_reasoning=True)
+        first = run(model.request(ModelRequest([UserMessage(QUESTION)], (SPEC,))))
+        results = ToolResultsMessage((ToolResult("call_01A", "read_measurement", NOT_FOUND),))
+        messages = [UserMessage(QUESTION), first.message, results]
+        final = run(model.request(ModelRequest(messages, (SPEC,))))
+        server.assert_consumed()
+        output = response_output(server, 0)
+        sent = server.requests[1].body["input"]
+    assert final.message.text == "Hecho."
+    return output, sent
+
+
+def response_output(server: FakeOpenAIResponsesServer, number: int) -> list[dict[str, Any]]:
+    """The output items the fake server rendered for its scripted turn ``number``."""
+    from surefoot.testing._fake_openai_responses import response_payload
+
+    body = server.requests[number].body
+    payload: list[dict[str, Any]] = response_payload(server.turns[number], body, number=number + 1)[
+        "output"
+    ]
+    return payload
+
+
+def test_reasoning_message_and_call_go_back_with_their_item_ids() -> None:
+    """After reasoning with encrypted content, a message and a call, the next request sends
+    the three items back as received: ids, status and the message's phase (the strict server
+    checks the reasoning item is followed by its item and each item by its reasoning)."""
+    output, sent = continuation(reasoning_turn(ENCRYPTED))
+    reasoning, message, call_item = output
+    assert sent[1:4] == [
+        reasoning,
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": message["id"],
+            "status": "completed",
+            "content": [
+                {"type": "output_text", "annotations": [], "logprobs": [], "text": "Voy a mirarlo."}
+            ],
+            "phase": "commentary",
+        },
+        {**call_item, "type": "function_call"},
+    ]
+    assert [i.get("id") for i in sent[1:4]] == ["rs_x", "msg_fake0001_1", "fc_fake0001_2"]
+
+
+def test_reasoning_without_encrypted_content_goes_back_plain() -> None:
+    """Reasoning that cannot be sent back takes the item ids with it: the message goes as plain
+    text with its phase and the call by ``call_id`` only, so nothing names a missing reasoning
+    item (the strict server rejects ``fc_…`` without its ``rs_…``)."""
+    bare = {"type": "reasoning", "id": "rs_x", "summary": []}
+    _, sent = continuation(reasoning_turn(bare))
+    assert sent[1:3] == [
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": "Voy a mirarlo.",
+            "phase": "commentary",
+        },
+        {
+            "type": "function_call",
+            "call_id": "call_01A",
+            "name": "read_measurement",
+            "arguments": '{"date":"2020-01-02"}',
+        },
+    ]
+
+
+def test_an_item_id_without_its_reasoning_is_rejected_like_the_live_api() -> None:
+    """The strict server refuses a call it produced after reasoning when the reasoning item is
+    left out, with the live API's message."""
+    with FakeOpenAIResponsesServer([reasoning_turn(ENCRYPTED), turn("no")]) as server:
+        run(model_for(server).request(ModelRequest([UserMessage(QUESTION)], (SPEC,))))
+        call_item = response_output(server, 0)[2]
+        status, answer = post(server, raw_body(call_item, function_output("call_01A")))
+    assert status == 400
+    assert answer["error"]["message"] == (
+        "Item 'fc_fake0001_2' of type 'function_call' was provided without its required "
+        "'reasoning' item: 'rs_x'."
+    )
+
+
+def test_other_providers_messages_drop_every_openai_field() -> None:
+    """A message recorded elsewhere goes as plain text and calls without item ids, even when its
+    parts carry fields that look like this provider's."""
+    messages: list[Message] = [
+        UserMessage(QUESTION),
+        AssistantMessage(
+            (
+                TextPart("Miro.", {"id": "msg_1", "status": "completed", "phase": "commentary"}),
+                TextPart(" Un momento.", {"id": "msg_1", "phase": "commentary"}),
+                ToolCall("toolu_1", "read_measurement", {"date": "2020-01-02"}, None, {"id": "x"}),
+            ),
+            finish="tool_use",
+            provider="anthropic",
+        ),
+        ToolResultsMessage((ToolResult("toolu_1", "read_measurement", NOT_FOUND),)),
+    ]
+    body = sent_body(messages)
+    assert body["input"][1:3] == [
+        {"type": "message", "role": "assistant", "content": "Miro. Un momento."},
+        {
+            "type": "function_call",
+            "call_id": "toolu_1",
+            "name": "read_measurement",
+            "arguments": '{"date":"2020-01-02"}',
+        },
+    ]
+
+
+def test_messages_of_different_phases_stay_apart() -> None:
+    """A commentary message and a final answer are two items, each with its phase."""
+    commentary = TextPart("Lo miro.", {"id": "msg_a", "status": "completed", "phase": "commentary"})
+    answer = TextPart("No hay.", {"id": "msg_b", "status": "completed", "phase": "final_answer"})
+    messages: list[Message] = [
+        UserMessage(QUESTION),
+        AssistantMessage((commentary, answer), provider="openai"),
+        UserMessage("Gracias."),
+    ]
+    items = build_request(ModelRequest(messages), model=MODEL, max_tokens=10)["input"][1:3]
+    assert [(i["id"], i["phase"], i["content"][0]["text"]) for i in items] == [
+        ("msg_a", "commentary", "Lo miro."),
+        ("msg_b", "final_answer", "No hay."),
+    ]
+
+
+def test_parsed_parts_keep_item_ids_status_and_phase() -> None:
+    """Parsing keeps each message's id, status, phase and its content part's own fields, and
+    each call's id and status, in ``provider_details``."""
+    message = {
+        "type": "message",
+        "id": "msg_9",
+        "status": "completed",
+        "role": "assistant",
+        "phase": "final_answer",
+        "content": [{"type": "output_text", "text": "Hola", "annotations": [], "logprobs": []}],
+    }
+    call_item = {
+        "type": "function_call",
+        "id": "fc_9",
+        "status": "completed",
+        "call_id": "call_9",
+        "name": "read_measurement",
+        "arguments": "{}",
+    }
+    parsed = parse_response({"status": "completed", "output": [message, call_item]})
+    assert parsed.parts == (
+        TextPart(
+            "Hola",
+            {
+                "id": "msg_9",
+                "status": "completed",
+                "phase": "final_answer",
+                "content": {"type": "output_text", "annotations": [], "logprobs": []},
+            },
+        ),
+        ToolCall("call_9", "read_measurement", {}, "{}", {"id": "fc_9", "status": "completed"}),
+    )
+
+
+def test_item_ids_survive_the_journal() -> None:
+    """A transcript stored as JSON and read back builds the same request, ids included."""
+    from surefoot import message_from_json, message_to_json
+
+    messages = exchange(NOT_FOUND)
+    reloaded = [message_from_json(json.loads(json.dumps(message_to_json(m)))) for m in messages]
+    assert reloaded == messages
+    rebuilt = build_request(ModelRequest(reloaded), model=MODEL, max_tokens=10)
+    assert rebuilt == build_request(ModelRequest(messages), model=MODEL, max_tokens=10)
 
 
 # -- a whole Agent turn --------------------------------------------------------------------
@@ -584,6 +788,62 @@ def test_error_event_in_a_stream_is_a_provider_error() -> None:
     assert "boom" not in caught.value.safe_message
 
 
+class QuotaServer(FakeHTTPServer):
+    """The quota used up: as a 429 before any stream (``stream=False``), or as the ``error``
+    event of a started stream, its code under ``error`` as the live API sends it."""
+
+    def __init__(self, *, stream: bool) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def handle(self, request: RecordedRequest) -> Reply:
+        """The same condition, in either form."""
+        del request
+        error = {
+            "type": "insufficient_quota",
+            "code": "insufficient_quota",
+            "message": "You exceeded your current quota.",
+            "param": None,
+        }
+        if not self.stream:
+            reply = Reply.json(429, {"error": error})
+            reply.headers["x-should-retry"] = "false"
+            return reply
+        created = {"type": "response.created", "sequence_number": 0, "response": {"id": "r"}}
+        event = {"type": "error", "sequence_number": 1, "error": error}
+        return Reply.sse([sse_event(created, "response.created"), sse_event(event, "error")])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["http_429", "stream_error_event"])
+def test_used_up_quota_is_the_same_kind_as_a_stream_error_and_as_a_429(stream: bool) -> None:
+    """``insufficient_quota`` is ``rate_limit`` whether it comes as an HTTP 429 or as an
+    ``error`` event inside the stream; the provider's own text is not shown."""
+    with QuotaServer(stream=stream) as server:
+        model = model_for(server, max_retries=0)
+        with pytest.raises(ProviderError) as caught:
+            run(collect(model.stream(ModelRequest([UserMessage("hola")]))))
+    assert caught.value.kind == "rate_limit"
+    assert caught.value.status == (None if stream else 429)
+    assert "exceeded" not in caught.value.safe_message
+    assert "quota" in caught.value.safe_message
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "error", "code": "insufficient_quota", "message": "m", "param": None},
+        {"type": "error", "error": {"code": "insufficient_quota", "message": "m"}},
+    ],
+    ids=["code_on_top", "code_under_error"],
+)
+def test_error_event_code_is_read_where_either_form_puts_it(event: dict[str, Any]) -> None:
+    """The stream reader finds the code at the top (the SDK's event type) or under ``error``
+    (the live wire) and gives the kind the same condition has over HTTP."""
+    with pytest.raises(ProviderError) as caught:
+        _ResponseStream().feed(event)
+    assert caught.value.kind == "rate_limit"
+
+
 # -- strictness ----------------------------------------------------------------------------
 
 
@@ -661,6 +921,32 @@ BAD_BODIES: dict[str, tuple[dict[str, Any], str]] = {
         "Invalid schema for function 'f'",
     ),
     "unknown_top_level": (raw_body(is_error=True), "Unknown parameter: 'is_error'."),
+    "reasoning_without_its_following_item": (
+        raw_body(REASONING, {"type": "message", "role": "assistant", "content": "Hola"}),
+        "Item 'rs_01' of type 'reasoning' was provided without its required following item.",
+    ),
+    "output_message_without_id": (
+        raw_body(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "a", "annotations": []}],
+            }
+        ),
+        "Missing required parameter: 'input[1].id'.",
+    ),
+    "output_text_without_logprobs": (
+        raw_body(
+            {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_1",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "a", "annotations": []}],
+            }
+        ),
+        "Missing required parameter: 'input[1].content[0].logprobs'.",
+    ),
 }
 
 
