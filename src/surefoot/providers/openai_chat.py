@@ -7,12 +7,12 @@ be missing or repeated (``call_0`` for every call), and a stream may carry whole
 
 Wire shapes::
 
-    request   {"model", "messages": [...], "max_tokens",
+    request   {"model", "messages": [...], "max_tokens" | "max_completion_tokens",
                "tools"?: [{"type": "function", "function": {"name", "description",
                                                              "parameters", "strict": false}}]}
     system    {"role": "system", "content"}                       (first, when given)
     user      {"role": "user", "content"}
-    assistant {"role": "assistant", "content": text | null,
+    assistant {"role": "assistant", "content": text | null, "reasoning"?: text,
                "tool_calls"?: [{"id", "type": "function",
                                 "function": {"name", "arguments": "<JSON text>"}}]}
     result    {"role": "tool", "tool_call_id", "content": "<data or envelope as JSON text>"}
@@ -21,6 +21,16 @@ There is no error field on this wire: the envelope inside ``content`` carries th
 Harness messages and other providers' reasoning are never sent. Ids are mapped with
 ``wire_id`` (at most 40 characters, as OpenAI requires) on both the call and its result.
 Missing or repeated ids in a response get ``generated_id``s, stable for that response.
+
+The output limit has two names: OpenAI's own endpoint wants ``max_completion_tokens`` (its
+reasoning models refuse ``max_tokens``), local servers read ``max_tokens`` (not all of them know
+the newer name). ``limit_parameter_for`` picks one from the base URL; ``limit_parameter``
+overrides it.
+
+Reasoning a server returns beside the text (Ollama's and vLLM's ``reasoning``, llama.cpp's and
+DeepSeek's ``reasoning_content``) is kept as a ``ReasoningPart`` under that field name and sent
+back in the same field to this provider only (Ollama reads ``reasoning`` back as the model's
+thinking).
 """
 
 from __future__ import annotations
@@ -28,7 +38,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Final, assert_never
+from typing import TYPE_CHECKING, Any, Final, Literal, assert_never
+from urllib.parse import urlsplit
 
 from .._exceptions import ProviderError
 from .._messages import (
@@ -69,20 +80,47 @@ if TYPE_CHECKING:
 
 PROVIDER: Final = "openai-chat"
 _ID_MAX: Final = 40
+_REASONING_FIELDS: Final = ("reasoning", "reasoning_content")
+"""Where servers put reasoning beside the text, in the order they are looked for."""
+
+LimitParameter = Literal["max_tokens", "max_completion_tokens"]
+"""The two names of the output-token limit on this wire."""
+
+_OPENAI_URL: Final = "https://api.openai.com/v1"
+_OPENAI_HOSTS: Final = ("api.openai.com",)
+_OPENAI_HOST_SUFFIXES: Final = (".openai.azure.com",)
+
+
+def limit_parameter_for(base_url: str | None) -> LimitParameter:
+    """The name of the output limit the server at ``base_url`` reads: ``max_completion_tokens``
+    for OpenAI's own endpoint (no base URL, ``OPENAI_BASE_URL`` unset) and Azure OpenAI,
+    ``max_tokens`` for every other server (Ollama, vLLM, llama.cpp)."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or _OPENAI_URL
+    host = (urlsplit(url).hostname or "").lower()
+    if host in _OPENAI_HOSTS or host.endswith(_OPENAI_HOST_SUFFIXES):
+        return "max_completion_tokens"
+    return "max_tokens"
 
 
 # -- request -------------------------------------------------------------------------------
 
 
-def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict[str, Any]:
-    """The ``chat.completions.create`` body for ``request`` (pure; no network)."""
+def build_request(
+    request: ModelRequest,
+    *,
+    model: str,
+    max_tokens: int,
+    limit_parameter: LimitParameter = "max_tokens",
+) -> dict[str, Any]:
+    """The ``chat.completions.create`` body for ``request`` (pure; no network); the output
+    limit goes under ``limit_parameter``."""
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
     ids = CallIds(_wire_id)  # ids unique across the conversation, each result on its call
     for message in request.messages:
         messages.extend(_messages(message, ids))
-    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens}
+    body: dict[str, Any] = {"model": model, "messages": messages, limit_parameter: max_tokens}
     if request.tools:
         body["tools"] = [_tool(spec) for spec in request.tools]
     return body
@@ -126,6 +164,7 @@ def _assistant(message: AssistantMessage, ids: CallIds) -> dict[str, Any]:
     for part in message.parts:
         _add_part(part, texts, calls, ids)
     out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    out |= _reasoning_fields(message.parts)
     if calls:
         out["tool_calls"] = calls
     elif out["content"] is None:
@@ -148,9 +187,21 @@ def _add_part(
                 }
             )
         case ReasoningPart():
-            pass  # Chat Completions takes no reasoning back
+            pass  # sent beside the text, by ``_reasoning_fields``
         case _:
             assert_never(part)
+
+
+def _reasoning_fields(parts: tuple[AssistantPart, ...]) -> dict[str, str]:
+    """This provider's reasoning, back in the field it came in; others' never."""
+    fields: dict[str, str] = {}
+    for part in parts:
+        if isinstance(part, ReasoningPart) and part.provider == PROVIDER:
+            for name in _REASONING_FIELDS:
+                value = part.data.get(name)
+                if isinstance(value, str) and value:
+                    fields[name] = fields.get(name, "") + value
+    return fields
 
 
 def _argument_text(call: ToolCall) -> str:
@@ -180,7 +231,8 @@ def parse_response(data: dict[str, Any]) -> AssistantMessage:
     message = choice.get("message")
     if not isinstance(message, dict):
         raise _bad("the response's choice has no message")
-    parts: list[AssistantPart] = [TextPart(t) for t in _texts(message) if t]
+    parts: list[AssistantPart] = _reasoning(message)
+    parts.extend(TextPart(t) for t in _texts(message) if t)
     parts.extend(_calls(message.get("tool_calls"), seed=_seed(data)))
     model = data.get("model")
     return AssistantMessage(
@@ -196,6 +248,15 @@ def _first_choice(data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise _bad("the response has no choices")
     return choices[0]
+
+
+def _reasoning(message: dict[str, Any]) -> list[AssistantPart]:
+    """The reasoning a server put beside the text (the first field that has any)."""
+    for name in _REASONING_FIELDS:
+        value = message.get(name)
+        if isinstance(value, str) and value:
+            return [ReasoningPart(PROVIDER, {name: value})]
+    return []
 
 
 def _texts(message: dict[str, Any]) -> list[str]:
@@ -287,6 +348,7 @@ class StreamAssembler:
         self._head: dict[str, Any] = {}
         self._text: list[str] = []
         self._refusal: list[str] = []
+        self._reasoning: dict[str, list[str]] = {}
         self._calls: dict[int, dict[str, Any]] = {}
         self._finish: object = None
 
@@ -316,6 +378,7 @@ class StreamAssembler:
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self._text) or None}
         if self._refusal:
             message["refusal"] = "".join(self._refusal)
+        message |= {name: "".join(pieces) for name, pieces in self._reasoning.items()}
         if self._calls:
             message["tool_calls"] = [_call(self._calls[i]) for i in sorted(self._calls)]
         choice = {"index": 0, "message": message, "finish_reason": self._finish}
@@ -324,6 +387,9 @@ class StreamAssembler:
     def _delta(self, delta: dict[str, Any]) -> str | None:
         if isinstance(delta.get("refusal"), str):
             self._refusal.append(delta["refusal"])
+        for name in _REASONING_FIELDS:
+            if isinstance(delta.get(name), str) and delta[name]:
+                self._reasoning.setdefault(name, []).append(delta[name])
         tool_calls = delta.get("tool_calls")
         if isinstance(tool_calls, list):
             for item in tool_calls:
@@ -386,16 +452,39 @@ class OpenAIChatModel(SDKModel):
 
     _provider = PROVIDER
 
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        max_tokens: int = 1024,
+        max_retries: int | None = None,
+        limit_parameter: LimitParameter | None = None,
+    ) -> None:
+        """``limit_parameter`` names the output limit on the wire; None picks it from the base
+        URL (``limit_parameter_for``)."""
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_tokens=max_tokens,
+            max_retries=max_retries,
+        )
+        self._limit_parameter = limit_parameter
+
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One completion, answered as a whole."""
-        body = build_request(request, model=self._model, max_tokens=self._max_tokens)
+        body = self._body(request)
         async with client_for_request(self._client, _sdk_errors, _translate) as client:
             completion = await client.chat.completions.create(**body)
         return self._response(_as_dict(completion))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """One completion over SSE: text deltas as they arrive, then the response."""
-        body = build_request(request, model=self._model, max_tokens=self._max_tokens)
+        body = self._body(request)
         body |= {"stream": True, "stream_options": {"include_usage": True}}
         assembler = StreamAssembler()
         async with client_for_request(self._client, _sdk_errors, _translate) as client:
@@ -406,6 +495,12 @@ class OpenAIChatModel(SDKModel):
                     if text:
                         yield TextDelta(text)
         yield ResponseDone(self._response(assembler.result()))
+
+    def _body(self, request: ModelRequest) -> dict[str, Any]:
+        limit = self._limit_parameter or limit_parameter_for(self._base_url)
+        return build_request(
+            request, model=self._model, max_tokens=self._max_tokens, limit_parameter=limit
+        )
 
     def _response(self, data: dict[str, Any]) -> ModelResponse:
         return ModelResponse(self._with_model(parse_response(data)), token_counts(data, _USAGE))
@@ -468,4 +563,11 @@ def _translate(exc: BaseException) -> ProviderError:
     )
 
 
-__all__ = ["OpenAIChatModel", "StreamAssembler", "build_request", "parse_response"]
+__all__ = [
+    "LimitParameter",
+    "OpenAIChatModel",
+    "StreamAssembler",
+    "build_request",
+    "limit_parameter_for",
+    "parse_response",
+]

@@ -8,6 +8,10 @@ one) ending with ``data: [DONE]``. It records every request body.
 Like a local server, it can leave ids out (``omit_ids=True``), number them ``call_0`` in
 every response (``duplicate_ids=True`` gives every call of a response the same
 ``call_0``), or send ``function.arguments`` as an object (``arguments_as_object=True``).
+A scripted ``ReasoningPart`` of provider ``openai-chat`` is sent the way Ollama sends its
+reasoning: in the message's ``reasoning`` field (streamed as ``reasoning`` deltas).
+``refuses_max_tokens=True`` answers ``max_tokens`` the way OpenAI does for its reasoning
+models (a 400 asking for ``max_completion_tokens``).
 
 It rejects, with OpenAI's 400 (``{"error": {"message", "type": "invalid_request_error",
 "param", "code"}}``): a ``role: "tool"`` message whose ``tool_call_id`` answers no tool call
@@ -21,7 +25,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from .._messages import AssistantMessage, TextPart, ToolCall
+from .._messages import AssistantMessage, ReasoningPart, TextPart, ToolCall
 from ._http import RecordedRequest, Reply, ScriptedHTTPServer, sse_event
 
 _PATH: Final = "/v1/chat/completions"
@@ -45,6 +49,7 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
         omit_ids: bool = False,
         duplicate_ids: bool = False,
         arguments_as_object: bool = False,
+        refuses_max_tokens: bool = False,
         chunk_sizes: Sequence[int] | None = None,
     ) -> None:
         super().__init__(turns, chunk_sizes=chunk_sizes)
@@ -52,6 +57,7 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
         self.omit_ids = omit_ids
         self.duplicate_ids = duplicate_ids
         self.arguments_as_object = arguments_as_object
+        self.refuses_max_tokens = refuses_max_tokens
 
     @property
     def bodies(self) -> list[Any]:
@@ -63,6 +69,8 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
         if not _is_create(request):
             return _error(404, f"Unknown request URL: {request.method} {request.path}", None)
         problem = check_request(request.body)
+        if problem is None and self.refuses_max_tokens and "max_tokens" in request.body:
+            return _error(400, _MAX_TOKENS_REFUSED, "max_tokens", code="unsupported_parameter")
         if problem is not None:
             return _error(400, *problem)
         turn = self.next_turn()
@@ -80,6 +88,9 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
     def render(self, turn: AssistantMessage, *, number: int) -> dict[str, Any]:
         """The chat completion a server would return for ``turn``."""
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+        reasoning = _reasoning(turn)
+        if reasoning:
+            message["reasoning"] = reasoning
         calls = [self._tool_call(c) for c in turn.tool_calls]
         if calls:
             message["tool_calls"] = calls
@@ -127,6 +138,8 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
             return sse_event({**head, "choices": [choice]})
 
         yield chunk({"role": "assistant", "content": ""})
+        for piece in _pieces(_reasoning(turn), 6):
+            yield chunk({"content": "", "reasoning": piece})
         for part in turn.parts:
             if isinstance(part, TextPart):
                 for piece in _pieces(part.text, 6):
@@ -153,6 +166,16 @@ def _call_deltas(index: int, call: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield {"index": index, "function": {"arguments": piece}}
 
 
+def _reasoning(turn: AssistantMessage) -> str:
+    """The scripted reasoning this server sends, as Ollama does, in ``reasoning``."""
+    texts = [
+        str(p.data.get("reasoning", ""))
+        for p in turn.parts
+        if isinstance(p, ReasoningPart) and p.provider == "openai-chat"
+    ]
+    return "".join(texts)
+
+
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
@@ -162,10 +185,21 @@ def _is_create(request: RecordedRequest) -> bool:
 
 
 def _error(
-    status: int, message: str, param: str | None, kind: str = "invalid_request_error"
+    status: int,
+    message: str,
+    param: str | None,
+    kind: str = "invalid_request_error",
+    *,
+    code: str | None = None,
 ) -> Reply:
-    error = {"message": message, "type": kind, "param": param, "code": None}
+    error = {"message": message, "type": kind, "param": param, "code": code}
     return Reply.json(status, {"error": error})
+
+
+_MAX_TOKENS_REFUSED: Final = (
+    "Unsupported parameter: 'max_tokens' is not supported with this model. "
+    "Use 'max_completion_tokens' instead."
+)
 
 
 # -- strictness ----------------------------------------------------------------------------

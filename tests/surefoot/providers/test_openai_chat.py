@@ -42,6 +42,7 @@ from surefoot.providers.openai_chat import (
     OpenAIChatModel,
     StreamAssembler,
     build_request,
+    limit_parameter_for,
     parse_response,
 )
 from surefoot.testing import FakeOpenAIChatServer, call, turn
@@ -455,6 +456,118 @@ def test_stream_equals_json_in_odd_chunk_sizes(
         {"date_from": "2020-01-01", "date_to": "2020-01-31"},
     ]
     assert whole.usage["input_tokens"] == 10
+
+
+# -- the output limit's name -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("base_url", "parameter"),
+    [
+        ("https://api.openai.com/v1", "max_completion_tokens"),
+        ("https://API.openai.com/v1/", "max_completion_tokens"),
+        ("https://mine.openai.azure.com/openai/v1/", "max_completion_tokens"),
+        ("http://localhost:11434/v1", "max_tokens"),
+        ("http://127.0.0.1:8000/v1", "max_tokens"),
+        ("https://openrouter.example/api/v1", "max_tokens"),
+    ],
+)
+def test_limit_parameter_follows_the_base_url(base_url: str, parameter: str) -> None:
+    """OpenAI's own endpoint gets ``max_completion_tokens``; local servers keep
+    ``max_tokens``."""
+    assert limit_parameter_for(base_url) == parameter
+
+
+def test_no_base_url_means_openai_unless_the_environment_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without a base URL the SDK talks to OpenAI (or to ``OPENAI_BASE_URL``)."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert limit_parameter_for(None) == "max_completion_tokens"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
+    assert limit_parameter_for(None) == "max_tokens"
+
+
+def test_openai_endpoint_body_has_max_completion_tokens_only() -> None:
+    """A model pointed at OpenAI sends its limit as ``max_completion_tokens`` and never
+    ``max_tokens`` (reasoning models refuse it); a local server's body is unchanged."""
+    request = ModelRequest((USER,))
+    openai_model = OpenAIChatModel("gpt-5", api_key=KEY, base_url="https://api.openai.com/v1")
+    local_model = OpenAIChatModel(MODEL, base_url="http://localhost:11434/v1", max_tokens=64)
+    openai_body = openai_model._body(request)
+    assert openai_body["max_completion_tokens"] == 1024
+    assert "max_tokens" not in openai_body
+    assert local_model._body(request)["max_tokens"] == 64
+    assert "max_completion_tokens" not in local_model._body(request)
+
+
+def test_limit_parameter_is_configurable_and_a_reasoning_model_accepts_it() -> None:
+    """A server that refuses ``max_tokens`` (as OpenAI does for reasoning models) answers the
+    default with a 400, and accepts ``limit_parameter="max_completion_tokens"``."""
+    with FakeOpenAIChatServer([turn("Hola.")], refuses_max_tokens=True) as server:
+        with pytest.raises(ProviderError) as caught:
+            run(model_for(server).request(ModelRequest((USER,))))
+        chosen = model_for(server, limit_parameter="max_completion_tokens")
+        response = run(chosen.request(ModelRequest((USER,))))
+        bodies = server.bodies
+    assert (caught.value.kind, caught.value.status) == ("bad_request", 400)
+    assert response.message.text == "Hola."
+    assert bodies[-1]["max_completion_tokens"] == 1024
+    assert "max_tokens" not in bodies[-1]
+
+
+# -- reasoning beside the text (Ollama) -----------------------------------------------------
+
+THINKING_TURN = AssistantMessage(
+    (
+        ReasoningPart("openai-chat", {"reasoning": "Miro la fecha pedida primero."}),
+        TextPart("Lo miro."),
+        ToolCall("call_r", "read_measurement", {"date": "2020-01-02"}),
+    ),
+    finish="tool_use",
+)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_reasoning_field_is_kept_as_a_reasoning_part(stream: bool) -> None:
+    """Ollama's ``reasoning`` (whole or in deltas) becomes this provider's ``ReasoningPart``,
+    ahead of the text, instead of being dropped."""
+    deltas, response = _served([THINKING_TURN], stream=stream, sizes=(5,))
+    assert response.message.parts[0] == ReasoningPart(
+        "openai-chat", {"reasoning": "Miro la fecha pedida primero."}
+    )
+    assert response.message.text == "Lo miro."
+    assert "".join(deltas) == ("Lo miro." if stream else "")
+
+
+def test_reasoning_goes_back_to_the_same_provider_only() -> None:
+    """The assistant message sent back carries its ``reasoning``; another provider's reasoning
+    is never sent, and a ``reasoning_content`` server gets its own field back."""
+    results = ToolResultsMessage((ToolResult("call_r", "read_measurement", Ok({"w": 1})),))
+    anthropic = ReasoningPart("anthropic", {"type": "thinking", "thinking": "t", "signature": "s"})
+    llama = ReasoningPart("openai-chat", {"reasoning_content": "Pienso."})
+    messages = [
+        USER,
+        THINKING_TURN,
+        results,
+        AssistantMessage((anthropic, TextPart("Hecho.")), provider="anthropic"),
+        AssistantMessage((llama, TextPart("Listo.")), provider="openai-chat"),
+        UserMessage("Gracias."),
+    ]
+    sent = sent_body(messages)["messages"]
+    assert sent[1]["reasoning"] == "Miro la fecha pedida primero."
+    assert sent[3] == {"role": "assistant", "content": "Hecho."}
+    assert sent[4] == {"role": "assistant", "content": "Listo.", "reasoning_content": "Pienso."}
+
+
+def test_reasoning_content_field_is_read_too() -> None:
+    """llama.cpp's and DeepSeek's ``reasoning_content`` is kept under its own name."""
+    message = {"role": "assistant", "content": "51", "reasoning_content": "17 por 3."}
+    parsed = parse_response({"choices": [{"message": message, "finish_reason": "stop"}]})
+    assert parsed.parts == (
+        ReasoningPart("openai-chat", {"reasoning_content": "17 por 3."}),
+        TextPart("51"),
+    )
 
 
 def test_truncated_streamed_arguments_stay_raw() -> None:
