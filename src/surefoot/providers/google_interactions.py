@@ -18,6 +18,11 @@ Wire shapes (the "steps" revision of the API that the installed SDK speaks)::
               only, dropped for any other provider's reasoning
     response  {"id", "status", "model", "steps": [...], "usage": {...}}
 
+A ``function_call`` step that carries a non-empty ``signature`` keeps it in the call's
+``provider_details`` and gets it back, to Google only. Usage counts thinking as output: the
+API reports ``total_thought_tokens`` apart from ``total_output_tokens``, and the model
+produced (and is billed for) both.
+
 Harness messages are never sent: they are the harness's words, not the model's.
 Ids that break the API's id rules are mapped with ``wire_id`` on both the call and its
 result, so a transcript recorded elsewhere continues here unchanged.
@@ -110,7 +115,8 @@ def _message_steps(message: Message, ids: CallIds) -> list[dict[str, Any]]:
             return [{"type": "user_input", "content": [_text(message.text)]}]
         case AssistantMessage():
             ids.start_turn()
-            return [step for part in message.parts for step in _part_steps(part, ids)]
+            native = message.provider == PROVIDER
+            return [step for part in message.parts for step in _part_steps(part, ids, native)]
         case ToolResultsMessage():
             return [_result_step(result, ids) for result in message.results]
         case HarnessMessage():
@@ -119,18 +125,25 @@ def _message_steps(message: Message, ids: CallIds) -> list[dict[str, Any]]:
             assert_never(message)
 
 
-def _part_steps(part: AssistantPart, ids: CallIds) -> list[dict[str, Any]]:
+def _part_steps(part: AssistantPart, ids: CallIds, native: bool) -> list[dict[str, Any]]:
     match part:
         case TextPart():
             return [{"type": "model_output", "content": [_text(part.text)]}] if part.text else []
         case ToolCall():
             arguments = part.arguments if part.arguments is not None else {}
             step = {"type": "function_call", "id": ids.for_call(part.call_id), "name": part.name}
-            return [{**step, "arguments": arguments}]
+            signature = _call_signature(part) if native else {}
+            return [{**step, "arguments": arguments, **signature}]
         case ReasoningPart():
             return [dict(part.data)] if part.provider == PROVIDER else []
         case _:
             assert_never(part)
+
+
+def _call_signature(call: ToolCall) -> dict[str, str]:
+    """The signature Google put on this call, to send back with it."""
+    signature = (call.provider_details or {}).get("signature")
+    return {"signature": signature} if isinstance(signature, str) and signature else {}
 
 
 def _result_step(result: ToolResult, ids: CallIds) -> dict[str, Any]:
@@ -227,7 +240,15 @@ def _call(step: dict[str, Any], ids: ResponseCallIds, seed: str) -> ToolCall:
         raise _bad("a function_call step has no name")
     arguments, raw = lenient_arguments(step.get("arguments"))
     call_id = ids.take(step.get("id"), f"{seed}\x00{name}")
-    return ToolCall(call_id=call_id, name=name, arguments=arguments, raw_arguments=raw)
+    signature = step.get("signature")
+    details = {"signature": signature} if isinstance(signature, str) and signature else None
+    return ToolCall(
+        call_id=call_id,
+        name=name,
+        arguments=arguments,
+        raw_arguments=raw,
+        provider_details=details,
+    )
 
 
 _FINISH_BY_STATUS: Final[dict[str, FinishReason]] = {
@@ -253,7 +274,21 @@ def _finish(
     raise _bad("the interaction has no usable status")
 
 
-_USAGE: Final = {"input_tokens": "total_input_tokens", "output_tokens": "total_output_tokens"}
+_USAGE: Final = {
+    "input_tokens": "total_input_tokens",
+    "output_tokens": "total_output_tokens",
+    "thought_tokens": "total_thought_tokens",
+}
+
+
+def parse_usage(data: object) -> dict[str, int]:
+    """Token counts of an interaction: thinking is counted in ``output_tokens`` (the API
+    reports it apart, in ``total_thought_tokens``)."""
+    counts = token_counts(data, _USAGE)
+    thought = counts.pop("thought_tokens", 0)
+    if thought:
+        counts["output_tokens"] = counts.get("output_tokens", 0) + thought
+    return counts
 
 
 def _bad(message: str) -> ProviderError:
@@ -428,7 +463,7 @@ class GoogleInteractionsModel(SDKModel):
         yield ResponseDone(self._response(assembler.result()))
 
     def _response(self, data: dict[str, Any]) -> ModelResponse:
-        return ModelResponse(self._with_model(parse_response(data)), token_counts(data, _USAGE))
+        return ModelResponse(self._with_model(parse_response(data)), parse_usage(data))
 
     def _client(self) -> Any:
         """The SDK's async client (``genai.Client().aio``); ``async with`` closes it."""
@@ -514,4 +549,5 @@ __all__ = [
     "StreamAssembler",
     "build_request",
     "parse_response",
+    "parse_usage",
 ]

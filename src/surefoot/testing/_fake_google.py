@@ -13,7 +13,8 @@ not a JSON object. When the script has no turn left it answers 500.
 
 Scripted turns map onto steps: text → ``model_output``; calls → ``function_call``
 (``raw`` arguments are sent as that text, like a broken server); a ``ReasoningPart`` with
-provider ``google`` → a ``thought`` step (its ``signature`` and ``summary``). Finish
+provider ``google`` → a ``thought`` step (its ``signature`` and ``summary``). Usage reports
+thought tokens apart from output tokens (``total_thought_tokens``), as the real API does. Finish
 reasons map onto statuses: ``tool_use`` → ``requires_action``, ``max_tokens`` →
 ``incomplete``, ``refusal`` → a ``model_output`` step carrying an ``error``, else
 ``completed``.
@@ -148,11 +149,11 @@ def _unanswered(pending: list[str]) -> str:
 
 def render_interaction(turn: AssistantMessage, *, number: int, model: str) -> dict[str, Any]:
     """The Interaction resource the real API would return for ``turn``."""
-    steps = [_step(part) for part in turn.parts]
-    steps = [s for s in steps if s is not None]
+    steps = [step for part in turn.parts if (step := _step(part)) is not None]
     if turn.finish == "refusal":
         steps.append({"type": "model_output", "error": {"code": 3, "message": "blocked"}})
-    output = sum(len(json.dumps(s)) for s in steps) // 4
+    thought = sum(len(json.dumps(s)) for s in steps if s["type"] == "thought") // 4
+    output = sum(len(json.dumps(s)) for s in steps if s["type"] != "thought") // 4
     return {
         "id": f"interaction_{number}",
         "object": "interaction",
@@ -161,7 +162,12 @@ def render_interaction(turn: AssistantMessage, *, number: int, model: str) -> di
         "created": "2026-01-01T00:00:00Z",
         "updated": "2026-01-01T00:00:01Z",
         "steps": steps,
-        "usage": {"total_input_tokens": 10 * number, "total_output_tokens": output},
+        "usage": {
+            "total_input_tokens": 10 * number,
+            "total_output_tokens": output,
+            "total_thought_tokens": thought,
+            "total_tokens": 10 * number + output + thought,
+        },
     }
 
 

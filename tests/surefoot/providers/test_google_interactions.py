@@ -44,6 +44,7 @@ from surefoot.providers.google_interactions import (
     StreamAssembler,
     build_request,
     parse_response,
+    parse_usage,
 )
 from surefoot.testing import FakeGoogleInteractionsServer, call, turn
 from surefoot.testing._http import FakeHTTPServer, RecordedRequest, Reply
@@ -575,6 +576,46 @@ def test_stream_equals_json_in_odd_chunk_sizes(sizes: tuple[int, ...]) -> None:
             "summary": [{"type": "text", "text": "pienso"}],
         },
     )
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_thought_tokens_count_as_output(stream: bool) -> None:
+    """The API reports thinking apart (``total_thought_tokens``); usage counts it as output,
+    as the other adapters do, streamed or not."""
+    from surefoot.testing._fake_google import render_interaction
+
+    _, response = _served(STREAM_TURNS, stream=stream, sizes=None)
+    usage = render_interaction(STREAM_TURNS[0], number=1, model="gemini-fake")["usage"]
+    assert usage["total_thought_tokens"] > 0
+    assert response.usage == {
+        "input_tokens": usage["total_input_tokens"],
+        "output_tokens": usage["total_output_tokens"] + usage["total_thought_tokens"],
+    }
+
+
+def test_usage_without_thoughts_is_unchanged() -> None:
+    """No thinking reported: output is ``total_output_tokens`` alone."""
+    usage = {"total_input_tokens": 95, "total_output_tokens": 16, "total_thought_tokens": 0}
+    assert parse_usage({"usage": usage}) == {"input_tokens": 95, "output_tokens": 16}
+    assert parse_usage({"usage": {"total_output_tokens": 3}}) == {"output_tokens": 3}
+
+
+def test_a_call_signature_goes_back_to_google_only() -> None:
+    """A signature on a ``function_call`` step is kept with the call and sent back with it to
+    Google; the same call recorded by another provider goes without it."""
+    step = {"type": "function_call", "id": "c1", "name": "read_measurement", "arguments": {}}
+    parsed = parse_response(
+        {"status": "requires_action", "steps": [{**step, "signature": "c2ln"}, {**step}]}
+    )
+    assert parsed.parts[0] == ToolCall(
+        "c1", "read_measurement", {}, None, provider_details={"signature": "c2ln"}
+    )
+    assert parsed.parts[1].provider_details is None
+    results = ToolResultsMessage((ToolResult("c1", "read_measurement", Ok({"w": 1})),))
+    for provider, expected_step in (("google", {**step, "signature": "c2ln"}), ("openai", step)):
+        message = AssistantMessage(parsed.parts[:1], finish="tool_use", provider=provider)
+        request = ModelRequest([USER, message, results])
+        assert build_request(request, model=MODEL, max_tokens=10)["input"][1] == expected_step
 
 
 def test_truncated_streamed_arguments_stay_raw() -> None:
