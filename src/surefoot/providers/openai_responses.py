@@ -17,12 +17,14 @@ a message's ``phase`` in the transcript (the ``provider_details`` of each part; 
 whole, as ``ReasoningPart``). A reasoning item must be followed by the items it produced, and
 those items name it, so an assistant message of this provider goes back in one of two forms:
 
-* linked — every reasoning item carries its encrypted content and every message and call its
-  id: all of it goes back as received (``OutputMessage`` items with id, status, phase and
-  ``output_text`` parts; ``function_call`` items with id and status; reasoning items whole);
-* plain — otherwise (no encrypted reasoning, or a transcript written before ids were kept):
-  no reasoning and no item ids, so nothing refers to an item the request lacks; text goes as
-  ``{"role": "assistant", "content": "<text>"}`` (with its phase), calls by ``call_id`` only.
+* linked — every reasoning item carries its encrypted content and is followed by a message or
+  call, and every message and call carries its id: all of it goes back as received
+  (``OutputMessage`` items with id, status, phase and ``output_text`` parts; ``function_call``
+  items with id and status; reasoning items whole);
+* plain — otherwise (no encrypted reasoning, a response cut off after its reasoning, or a
+  transcript written before ids were kept): no reasoning and no item ids, so nothing refers
+  to an item the request lacks; text goes as ``{"role": "assistant", "content": "<text>"}``
+  (with its phase), calls by ``call_id`` only.
 
 Another provider's messages always go in the plain form, without any vendor field.
 
@@ -178,14 +180,20 @@ class _Form:
 
 
 def _linked(parts: Sequence[AssistantPart]) -> bool:
-    """Every reasoning item can be sent whole and every message and call has its id."""
+    """Every reasoning item can be sent whole and is followed by an item it produced, and
+    every message and call has its id."""
+    awaiting = False  # a reasoning item that no message or call has followed yet
     for part in parts:
         if isinstance(part, ReasoningPart):
-            if part.provider == PROVIDER and not part.data.get("encrypted_content"):
+            if part.provider == PROVIDER:
+                if not part.data.get("encrypted_content"):
+                    return False
+                awaiting = True
+        elif isinstance(part, ToolCall) or part.text:
+            if _detail(part, "id") is None:
                 return False
-        elif _detail(part, "id") is None:
-            return False
-    return True
+            awaiting = False
+    return not awaiting
 
 
 def _detail(part: TextPart | ToolCall, key: str) -> str | None:

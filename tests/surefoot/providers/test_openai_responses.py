@@ -462,6 +462,22 @@ def test_reasoning_without_encrypted_content_goes_back_plain() -> None:
     ]
 
 
+def test_reasoning_cut_before_its_item_goes_back_plain() -> None:
+    """A response cut off after its reasoning (nothing followed it) sends no reasoning item
+    back, which the live API would refuse without its following item; the next question is
+    accepted by the strict server."""
+    cut = AssistantMessage((ReasoningPart("openai", ENCRYPTED),), finish="max_tokens")
+    with FakeOpenAIResponsesServer([cut, turn("Hola.")]) as server:
+        model = model_for(server, encrypted_reasoning=True)
+        first = run(model.request(ModelRequest([UserMessage(QUESTION)])))
+        assert first.message.finish == "max_tokens"
+        again = [UserMessage(QUESTION), first.message, UserMessage("¿Y bien?")]
+        final = run(model.request(ModelRequest(again)))
+        sent = server.requests[1].body["input"]
+    assert final.message.text == "Hola."
+    assert [i["type"] for i in sent] == ["message", "message"]
+
+
 def test_an_item_id_without_its_reasoning_is_rejected_like_the_live_api() -> None:
     """The strict server refuses a call it produced after reasoning when the reasoning item is
     left out, with the live API's message."""
