@@ -183,7 +183,7 @@ class Executor:
                 records.append(CallRecord(call, self._stop_if(prepared, state), executed=False))
             elif concurrent:
                 group.append((call, prepared))
-            elif prepared.tool.confirm and prepared.key not in state.decisions:
+            elif prepared.tool.confirm and self._decision(call, prepared, state) is None:
                 return BatchResult(tuple(records), pending=self._pending(call, prepared))
             else:
                 records.append(await self._run_one(call, prepared, state))
@@ -219,6 +219,12 @@ class Executor:
             ErrorCode.NOT_EXECUTED, text(state.lang, "not_executed"), Recovery.STOP_TURN
         )
         return CallRecord(call, error, executed=False)
+
+    def _decision(self, call: ToolCall, prepared: _Prepared, state: TurnState) -> bool | None:
+        """A person's decision on exactly this call (by its key, never by its call id, which
+        some servers reuse for every call): True, False, or None (nobody decided yet)."""
+        del call
+        return state.decisions.get(prepared.key or "")
 
     def _pending(self, call: ToolCall, prepared: _Prepared) -> PendingCall:
         assert prepared.key is not None  # confirm only applies to writes, which have keys
@@ -349,7 +355,7 @@ class Executor:
 
     async def _run_one(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
         tool = prep.tool
-        if tool.confirm and state.decisions.get(prep.key or "") is False:
+        if tool.confirm and self._decision(call, prep, state) is False:
             denied = ToolError(
                 ErrorCode.DENIED, text(state.lang, "denied"), Recovery.CHOOSE_ALTERNATIVE
             )

@@ -209,8 +209,7 @@ class Agent:
                 conversation_id=conversation_id, lang=self.lang, orphaned=held.orphaned
             )
             history = _turn_history(messages)
-            self.executor.replay(turn.state, ((call, result.outcome) for call, result in history))
-            turn.rounds = _rounds_before_last(messages)
+            self._rebuild(turn, history)
             step = await self._continue(turn, messages[-1], [r for _, r in history])
             return step if step is not None else await self._rounds(turn)
 
@@ -337,6 +336,22 @@ class Agent:
             )
             raise ConfigurationError(msg)
 
+    def _rebuild(self, turn: _Turn, history: Sequence[tuple[ToolCall, ToolResult]]) -> None:
+        """Bring a resumed turn's state to where the live run stood: the executor's keys and
+        guard from the journaled calls and outcomes, the rounds already used."""
+        self.executor.replay(turn.state, ((call, result.outcome) for call, result in history))
+        turn.rounds = _rounds_before_last(turn.messages)
+
+    def _decisions(self, conversation_id: str, user_turn: int) -> dict[str, bool]:
+        """The decisions people made in this user turn, by the key of the call decided."""
+        return {
+            a.key: a.approved
+            for a in self.journal.approvals(
+                conversation_id=conversation_id, user_turn=user_turn, decided=True
+            )
+            if a.approved is not None
+        }
+
     def _turn(
         self,
         conversation_id: str,
@@ -345,13 +360,7 @@ class Agent:
         on_event: EventHandler | None,
         user_turn: int,
     ) -> _Turn:
-        decisions = {
-            a.key: a.approved
-            for a in self.journal.approvals(
-                conversation_id=conversation_id, user_turn=user_turn, decided=True
-            )
-            if a.approved is not None
-        }
+        decisions = self._decisions(conversation_id, user_turn)
         state = TurnState(conversation_id, user_turn, lang=self.lang, decisions=decisions)
         return _Turn(conversation_id, lease, messages, state, on_event)
 

@@ -7,6 +7,8 @@ write over one database, written the way an application built on surefoot writes
 * ``delete_note(key)`` — atomic, needs a person's confirmation.
 * ``send_remote(text)`` — not atomic: its effect commits on its own (as an external service
   would), and a reconcile hook finds it again by the write's key.
+* ``forward(text)`` — not atomic and nothing can check it; ``"lost"`` loses the answer after
+  the effect (the outcome is then unknown, for good).
 
 Every effect also inserts its write's key into ``t_effects`` in the effect's own transaction,
 so a checker can count effects per key. ``on(point, tool)`` hooks run at ``before_commit``
@@ -59,6 +61,8 @@ class NotesApp:
     user: str = "default"
     runs: Counter[str] = field(default_factory=Counter)
     on: Hook | None = None
+    ran: list[tuple[str, str | None]] = field(default_factory=list)
+    """Every handler run of a write: (tool, its idempotency key), shareable between apps."""
 
     def __post_init__(self) -> None:
         self.db.migrate("notes_app", MIGRATIONS)
@@ -109,6 +113,11 @@ class NotesApp:
     def tools(self) -> ToolSet:
         """The app's tools over this database."""
         tools = ToolSet()
+        self._note_tools(tools)
+        self._remote_tools(tools)
+        return tools
+
+    def _note_tools(self, tools: ToolSet) -> None:
         user = self.user
 
         @tools.tool
@@ -148,6 +157,7 @@ class NotesApp:
         @tools.tool(effect="write", confirm=True, atomic=True)
         def delete_note(ctx: ToolContext, key: str) -> dict[str, Any] | ToolError:
             """Delete the note ``key`` (a person confirms first)."""
+            self.ran.append(("delete_note", ctx.key))
             if key not in self.notes():
                 self.runs["delete_note"] += 1
                 return ToolError("not_found", f"No note {key!r}.", Recovery.CHOOSE_ALTERNATIVE)
@@ -158,6 +168,7 @@ class NotesApp:
 
             return self._atomic(ctx, {"key": key}, act)
 
+    def _remote_tools(self, tools: ToolSet) -> None:
         def found_remote(key: str, arguments: dict[str, Any]) -> ReconcileResult:
             rows = self.db.query("SELECT result FROM t_effects WHERE key = ?", (key,))
             return Ok(json.loads(rows[0][0])) if rows else "absent"
@@ -174,4 +185,15 @@ class NotesApp:
             self._point("after_commit", "send_remote")
             return data
 
-        return tools
+        @tools.tool(effect="write")
+        def forward(ctx: ToolContext, text: str) -> dict[str, Any]:
+            """Forward ``text`` somewhere that cannot be asked afterwards ("lost": the answer
+            is lost after the effect)."""
+            self.runs["forward"] += 1
+            data = {"forwarded": text}
+            with self.db.transaction() as tx:
+                self._effect(tx, ctx, {"text": text}, data)
+            if text == "lost":
+                msg = "connection reset after sending"
+                raise ConnectionError(msg)
+            return data
