@@ -264,31 +264,492 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "A sugestão não foi criada ({code}).",
         "en": "The feature request was not created ({code}).",
     },
+    # -- the offline model: what it understood, and what stops it ------------------------------
+    "offline_unclear": {
+        "es": "Entiendo que quieres {action}, pero {problem}",
+        "pt": "Entendo que quer {action}, mas {problem}",
+        "en": "I understand you want to {action}, but {problem}",
+    },
+    "offline_nothing_written": {
+        "es": "No he guardado ni cambiado nada.",
+        "pt": "Não guardei nem alterei nada.",
+        "en": "I have not saved or changed anything.",
+    },
+    "offline_negated": {
+        "es": "Entendido: me pides que no lo haga, así que no he guardado ni cambiado nada.",
+        "pt": "Entendido: pede-me que não o faça, por isso não guardei nem alterei nada.",
+        "en": "Understood: you asked me not to, so I have not saved or changed anything.",
+    },
+    "offline_action_save_measurement": {
+        "es": "guardar medidas",
+        "pt": "guardar medidas",
+        "en": "save measurements",
+    },
+    "offline_action_read_measurement": {
+        "es": "consultar tus medidas",
+        "pt": "consultar as suas medidas",
+        "en": "look up your measurements",
+    },
+    "offline_action_list_measurements": {
+        "es": "listar tus medidas",
+        "pt": "listar as suas medidas",
+        "en": "list your measurements",
+    },
+    "offline_action_save_note": {
+        "es": "guardar una nota",
+        "pt": "guardar uma nota",
+        "en": "save a note",
+    },
+    "offline_action_read_note": {
+        "es": "leer una nota",
+        "pt": "ler uma nota",
+        "en": "read a note",
+    },
+    "offline_action_delete_note": {
+        "es": "borrar una nota",
+        "pt": "apagar uma nota",
+        "en": "delete a note",
+    },
+    "offline_action_read_meal": {
+        "es": "consultar lo que comiste",
+        "pt": "consultar o que comeu",
+        "en": "look up what you ate",
+    },
+    "offline_action_add_food": {
+        "es": "anotar un alimento en una comida",
+        "pt": "registar um alimento numa refeição",
+        "en": "log a food in a meal",
+    },
+    "offline_action_search_foods": {
+        "es": "buscar alimentos",
+        "pt": "procurar alimentos",
+        "en": "search foods",
+    },
+    "offline_action_search_exercises": {
+        "es": "buscar ejercicios",
+        "pt": "procurar exercícios",
+        "en": "search exercises",
+    },
+    "offline_action_create_routine": {
+        "es": "crear una rutina",
+        "pt": "criar uma rotina",
+        "en": "create a routine",
+    },
+    "offline_action_suggest_feature": {
+        "es": "sugerir una función",
+        "pt": "sugerir uma funcionalidade",
+        "en": "suggest a feature",
+    },
+    "offline_action_several": {
+        "es": "hacer varias cosas en un mensaje",
+        "pt": "fazer várias coisas numa mensagem",
+        "en": "do several things in one message",
+    },
+    "offline_problem_number_ambiguous": {
+        "es": "«{subject}» puede leerse con separador de miles o con decimales. Escribe el "
+        "número sin separador de miles (por ejemplo 77,4 o 1077).",
+        "pt": "«{subject}» pode ler-se com separador de milhares ou com decimais. Escreva o "
+        "número sem separador de milhares (por exemplo 77,4 ou 1077).",
+        "en": "'{subject}' could have a thousands separator or decimals. Write the number "
+        "without a thousands separator (for example 77.4 or 1077).",
+    },
+    "offline_problem_number_malformed": {
+        "es": "no puedo leer «{subject}» como un único número. Escribe un solo valor, como 77,4.",
+        "pt": "não consigo ler «{subject}» como um único número. Escreva um só valor, como 77,4.",
+        "en": "I can't read '{subject}' as one number. Write a single value, like 77.4.",
+    },
+    "offline_problem_number_negative": {
+        "es": "«{subject}» es negativo, y este valor no puede serlo.",
+        "pt": "«{subject}» é negativo, e este valor não pode sê-lo.",
+        "en": "'{subject}' is negative, and this value can't be.",
+    },
+    "offline_problem_out_of_range": {
+        "es": "«{subject}» está fuera del rango de {field}: de {low} a {high} {unit}.",
+        "pt": "«{subject}» está fora do intervalo de {field}: de {low} a {high} {unit}.",
+        "en": "'{subject}' is outside the range for {field}: from {low} to {high} {unit}.",
+    },
+    "offline_problem_date_bad": {
+        "es": "«{subject}» no es una fecha válida. Usa AAAA-MM-DD (por ejemplo 2020-01-04), "
+        "«hoy» o «ayer».",
+        "pt": "«{subject}» não é uma data válida. Use AAAA-MM-DD (por exemplo 2020-01-04), "
+        "«hoje» ou «ontem».",
+        "en": "'{subject}' is not a valid date. Use YYYY-MM-DD (for example 2020-01-04), "
+        "'today' or 'yesterday'.",
+    },
+    "offline_problem_date_missing": {
+        "es": "no sé de qué fecha. Dímela como AAAA-MM-DD, «hoy» o «ayer».",
+        "pt": "não sei de que data. Diga-ma como AAAA-MM-DD, «hoje» ou «ontem».",
+        "en": "I don't know which date. Give it as YYYY-MM-DD, 'today' or 'yesterday'.",
+    },
+    "offline_problem_date_future": {
+        "es": "«{subject}» es una fecha futura.",
+        "pt": "«{subject}» é uma data futura.",
+        "en": "'{subject}' is a date in the future.",
+    },
+    "offline_problem_date_many": {
+        "es": "hay varias fechas ({subject}) y aquí solo puedo usar una.",
+        "pt": "há várias datas ({subject}) e aqui só posso usar uma.",
+        "en": "there are several dates ({subject}) and I can only use one here.",
+    },
+    "offline_problem_year_missing": {
+        "es": "a «{subject}» le falta el año. Escribe la fecha como AAAA-MM-DD.",
+        "pt": "a «{subject}» falta o ano. Escreva a data como AAAA-MM-DD.",
+        "en": "'{subject}' has no year. Write the date as YYYY-MM-DD.",
+    },
+    "offline_problem_unit_missing": {
+        "es": "no sé en qué unidad está «{subject}». Añade la unidad ({units}).",
+        "pt": "não sei em que unidade está «{subject}». Acrescente a unidade ({units}).",
+        "en": "I don't know the unit of '{subject}'. Add the unit ({units}).",
+    },
+    "offline_problem_unit_wrong": {
+        "es": "«{subject}» no está en una unidad de {field} ({units}).",
+        "pt": "«{subject}» não está numa unidade de {field} ({units}).",
+        "en": "'{subject}' is not in a unit for {field} ({units}).",
+    },
+    "offline_problem_field_missing": {
+        "es": "no sé qué medida es «{subject}». Dila junto a su nombre, como «cintura 82 cm».",
+        "pt": "não sei que medida é «{subject}». Diga-a junto ao nome, como «cintura 82 cm».",
+        "en": "I don't know which measurement '{subject}' is. Say it with its name, like "
+        "'waist 82 cm'.",
+    },
+    "offline_problem_value_missing": {
+        "es": "falta el valor de {field}.",
+        "pt": "falta o valor de {field}.",
+        "en": "the value for {field} is missing.",
+    },
+    "offline_problem_value_missing_any": {
+        "es": "no veo ningún valor que guardar, como «peso 77,4 kg».",
+        "pt": "não vejo nenhum valor para guardar, como «peso 77,4 kg».",
+        "en": "I see no value to save, like 'weight 77.4 kg'.",
+    },
+    "offline_problem_value_many": {
+        "es": "hay dos valores distintos para {field}.",
+        "pt": "há dois valores diferentes para {field}.",
+        "en": "there are two different values for {field}.",
+    },
+    "offline_problem_negated": {
+        "es": "me pides que no lo haga.",
+        "pt": "pede-me que não o faça.",
+        "en": "you asked me not to.",
+    },
+    "offline_problem_conditional": {
+        "es": "el modelo offline no hace escrituras condicionales («si …, guarda …»). Pídelo sin "
+        "condición.",
+        "pt": "o modelo offline não faz escritas condicionais («se …, guarde …»). Peça-o sem "
+        "condição.",
+        "en": "the offline model does not do conditional writes ('if …, save …'). Ask without "
+        "the condition.",
+    },
+    "offline_problem_mixed": {
+        "es": "el modelo offline hace una sola cosa por mensaje. Pídemelas de una en una.",
+        "pt": "o modelo offline faz uma só coisa por mensagem. Peça-mas uma de cada vez.",
+        "en": "the offline model does one thing per message. Ask for them one at a time.",
+    },
+    "offline_problem_meal_missing": {
+        "es": "no sé en qué comida: {meals}.",
+        "pt": "não sei em que refeição: {meals}.",
+        "en": "I don't know which meal: {meals}.",
+    },
+    "offline_problem_meal_ambiguous": {
+        "es": "«{subject}» puede ser más de una comida: {meals}.",
+        "pt": "«{subject}» pode ser mais de uma refeição: {meals}.",
+        "en": "'{subject}' could be more than one meal: {meals}.",
+    },
+    "offline_problem_grams_missing": {
+        "es": "no sé cuántos gramos. Indica la cantidad en gramos, como «150 g».",
+        "pt": "não sei quantos gramas. Indique a quantidade em gramas, como «150 g».",
+        "en": "I don't know how many grams. Give the amount in grams, like '150 g'.",
+    },
+    "offline_problem_food_missing": {
+        "es": "no sé qué alimento. Dilo así: «150 g de arroz blanco cocido».",
+        "pt": "não sei que alimento. Diga-o assim: «150 g de arroz branco cozido».",
+        "en": "I don't know which food. Say it like this: '150 g of white rice, cooked'.",
+    },
+    "offline_problem_key_missing": {
+        "es": "no sé qué nota. Di su clave, como «la nota objetivo».",
+        "pt": "não sei que nota. Diga a chave, como «a nota objetivo».",
+        "en": "I don't know which note. Give its key, like 'the note goal'.",
+    },
+    "offline_problem_note_value_missing": {
+        "es": "falta el texto de la nota. Escríbelo tras dos puntos: «Guarda la nota objetivo: "
+        "correr 10 km.»",
+        "pt": "falta o texto da nota. Escreva-o depois de dois pontos: «Salve a nota objetivo: "
+        "correr 10 km.»",
+        "en": "the note's text is missing. Write it after a colon: 'Save the note goal: run "
+        "10 km.'",
+    },
+    "offline_problem_title_missing": {
+        "es": "falta el título. Escríbelo tras dos puntos: «Sugiere la función: Modo oscuro. Un "
+        "tema oscuro para la app.»",
+        "pt": "falta o título. Escreva-o depois de dois pontos: «Sugira a funcionalidade: Modo "
+        "escuro. Um tema escuro para a app.»",
+        "en": "the title is missing. Write it after a colon: 'Suggest the feature: Dark mode. A "
+        "dark theme for the app.'",
+    },
+    "offline_problem_routine_name_missing": {
+        "es": "falta el nombre de la rutina, como en «Crea la rutina Pierna de fuerza: …».",
+        "pt": "falta o nome da rotina, como em «Crie a rotina Pernas de força: …».",
+        "en": "the routine's name is missing, as in 'Create the routine Legs for strength: …'.",
+    },
+    "offline_problem_category_missing": {
+        "es": "falta el tipo de rutina: fuerza, hipertrofia, cardio o flexibilidad.",
+        "pt": "falta o tipo de rotina: força, hipertrofia, cardio ou flexibilidade.",
+        "en": "the kind of routine is missing: strength, hypertrophy, cardio or flexibility.",
+    },
+    "offline_problem_exercises_missing": {
+        "es": "faltan los ejercicios. Escríbelos tras dos puntos, separados por «;», así: "
+        "«sentadilla trasera con barra 3x10 con 60 kg, descanso 90 s».",
+        "pt": "faltam os exercícios. Escreva-os depois de dois pontos, separados por «;», "
+        "assim: «agachamento com barra nas costas 3x10 com 60 kg, descanso 90 s».",
+        "en": "the exercises are missing. Write them after a colon, separated by ';', like "
+        "this: 'barbell back squat 3x10 with 60 kg, rest 90 s'.",
+    },
+    "offline_problem_series_missing": {
+        "es": "en «{subject}» faltan las series y repeticiones, como 3x10.",
+        "pt": "em «{subject}» faltam as séries e repetições, como 3x10.",
+        "en": "'{subject}' is missing its sets and reps, like 3x10.",
+    },
+    "offline_problem_load_missing": {
+        "es": "en «{subject}» falta la carga, como «con 60 kg» o «peso corporal».",
+        "pt": "em «{subject}» falta a carga, como «com 60 kg» ou «peso corporal».",
+        "en": "'{subject}' is missing its load, like 'with 60 kg' or 'bodyweight'.",
+    },
+    "offline_problem_rest_missing": {
+        "es": "en «{subject}» falta el descanso en segundos o minutos, como «descanso 90 s».",
+        "pt": "em «{subject}» falta o descanso em segundos ou minutos, como «descanso 90 s».",
+        "en": "'{subject}' is missing its rest in seconds or minutes, like 'rest 90 s'.",
+    },
+    "offline_problem_filter_unsupported": {
+        "es": "no puedo buscar por «{subject}»: la búsqueda filtra por calorías máximas y "
+        "proteína mínima, y ordena por menos calorías, hidratos o grasa, o por más proteína o "
+        "fibra.",
+        "pt": "não consigo procurar por «{subject}»: a pesquisa filtra por calorias máximas e "
+        "proteína mínima, e ordena por menos calorias, hidratos ou gordura, ou por mais "
+        "proteína ou fibra.",
+        "en": "I can't search by '{subject}': the search filters by maximum calories and minimum "
+        "protein, and sorts by fewest calories, carbs or fat, or by most protein or fiber.",
+    },
+    "offline_problem_not_measured": {
+        "es": "eso parece un cambio o un objetivo, no una medida tomada. Dime el valor medido, "
+        "como «peso 77,4 kg hoy».",
+        "pt": "isso parece uma mudança ou um objetivo, não uma medida tirada. Diga o valor "
+        "medido, como «peso 77,4 kg hoje».",
+        "en": "that looks like a change or a goal, not a measured value. Tell me the value you "
+        "measured, like 'weight 77.4 kg today'.",
+    },
+    "offline_units_weight": {"es": "kg o lb", "pt": "kg ou lb", "en": "kg or lb"},
+    "offline_units_length": {"es": "cm, m o in", "pt": "cm, m ou in", "en": "cm, m or in"},
+    "offline_units_percent": {"es": "%", "pt": "%", "en": "%"},
+    # -- the offline model: names of values ---------------------------------------------------
+    "offline_field_weight_kg": {"es": "peso", "pt": "peso", "en": "weight"},
+    "offline_field_body_fat_pct": {
+        "es": "grasa corporal",
+        "pt": "gordura corporal",
+        "en": "body fat",
+    },
+    "offline_field_neck_cm": {"es": "cuello", "pt": "pescoço", "en": "neck"},
+    "offline_field_chest_cm": {"es": "pecho", "pt": "peito", "en": "chest"},
+    "offline_field_waist_cm": {"es": "cintura", "pt": "cintura", "en": "waist"},
+    "offline_field_hips_cm": {"es": "cadera", "pt": "anca", "en": "hips"},
+    "offline_field_biceps_cm": {"es": "bíceps", "pt": "bíceps", "en": "biceps"},
+    "offline_field_quadriceps_cm": {"es": "cuádriceps", "pt": "quadríceps", "en": "quadriceps"},
+    "offline_field_calf_cm": {"es": "gemelo", "pt": "gémeo", "en": "calf"},
+    "offline_field_height_cm": {"es": "altura", "pt": "altura", "en": "height"},
+    "offline_field_grams": {"es": "cantidad", "pt": "quantidade", "en": "amount"},
+    "offline_field_sets": {"es": "series", "pt": "séries", "en": "sets"},
+    "offline_field_reps": {"es": "repeticiones", "pt": "repetições", "en": "repetitions"},
+    "offline_field_load": {"es": "carga", "pt": "carga", "en": "load"},
+    "offline_field_rest": {"es": "descanso", "pt": "descanso", "en": "rest"},
+    "offline_field_max_calories": {
+        "es": "calorías máximas",
+        "pt": "calorias máximas",
+        "en": "maximum calories",
+    },
+    "offline_field_min_protein": {
+        "es": "proteína mínima",
+        "pt": "proteína mínima",
+        "en": "minimum protein",
+    },
+    "offline_category_strength": {"es": "fuerza", "pt": "força", "en": "strength"},
+    "offline_category_hypertrophy": {"es": "hipertrofia", "pt": "hipertrofia", "en": "hypertrophy"},
+    "offline_category_cardio": {"es": "cardio", "pt": "cardio", "en": "cardio"},
+    "offline_category_flexibility": {
+        "es": "flexibilidad",
+        "pt": "flexibilidade",
+        "en": "flexibility",
+    },
+    # -- the offline model: replies about data ------------------------------------------------
+    "offline_measurement_on": {
+        "es": "El {date} hay: {values}.",
+        "pt": "Em {date} há: {values}.",
+        "en": "On {date} there is: {values}.",
+    },
+    "offline_fields_absent": {
+        "es": "El {date} hay un registro, pero sin {fields}.",
+        "pt": "Em {date} há um registo, mas sem {fields}.",
+        "en": "On {date} there is a record, but without {fields}.",
+    },
+    "offline_saved_fields": {
+        "es": "Guardado el {date}: {values}.",
+        "pt": "Guardado em {date}: {values}.",
+        "en": "Saved on {date}: {values}.",
+    },
+    "offline_meals_on": {
+        "es": "El {date}: {meals}.",
+        "pt": "Em {date}: {meals}.",
+        "en": "On {date}: {meals}.",
+    },
+    "offline_meals_empty": {
+        "es": "No hay nada anotado el {date}.",
+        "pt": "Não há nada registado em {date}.",
+        "en": "Nothing is logged on {date}.",
+    },
+    "offline_meal_line": {
+        "es": "{meal}: {items} ({kcal} kcal)",
+        "pt": "{meal}: {items} ({kcal} kcal)",
+        "en": "{meal}: {items} ({kcal} kcal)",
+    },
+    "offline_meal_item": {
+        "es": "{grams} g de {food}",
+        "pt": "{grams} g de {food}",
+        "en": "{grams} g of {food}",
+    },
+    "offline_food_added": {
+        "es": "Anotado: {grams} g de {food} en {meal} del {date}; {meal} suma ahora {kcal} kcal.",
+        "pt": "Registado: {grams} g de {food} em {meal} de {date}; {meal} soma agora {kcal} kcal.",
+        "en": "Logged: {grams} g of {food} in {meal} on {date}; {meal} now totals {kcal} kcal.",
+    },
+    "offline_food_not_added": {
+        "es": "No se ha anotado ({code}).",
+        "pt": "Não foi registado ({code}).",
+        "en": "It was not logged ({code}).",
+    },
+    "offline_food_choose": {
+        "es": "Hay varios alimentos para «{query}»: {options}. Dime cuál, con su nombre "
+        "completo. No he anotado nada.",
+        "pt": "Há vários alimentos para «{query}»: {options}. Diga qual, com o nome completo. "
+        "Não registei nada.",
+        "en": "Several foods match '{query}': {options}. Tell me which one, by its full name. I "
+        "have not logged anything.",
+    },
+    "offline_food_none": {
+        "es": "No encuentro «{query}» en la tabla de alimentos. No he anotado nada.",
+        "pt": "Não encontro «{query}» na tabela de alimentos. Não registei nada.",
+        "en": "I can't find '{query}' in the food table. I have not logged anything.",
+    },
+    "offline_foods_found": {
+        "es": "Alimentos ({shown} de {total}), por 100 g: {items}.",
+        "pt": "Alimentos ({shown} de {total}), por 100 g: {items}.",
+        "en": "Foods ({shown} of {total}), per 100 g: {items}.",
+    },
+    "offline_food_item": {
+        "es": "{name}: {kcal} kcal, {protein} g de proteína",
+        "pt": "{name}: {kcal} kcal, {protein} g de proteína",
+        "en": "{name}: {kcal} kcal, {protein} g protein",
+    },
+    "offline_foods_none": {
+        "es": "Ningún alimento de la tabla cumple esa búsqueda.",
+        "pt": "Nenhum alimento da tabela corresponde a essa pesquisa.",
+        "en": "No food in the table matches that search.",
+    },
+    "offline_exercises_found": {
+        "es": "Ejercicios ({shown} de {total}): {items}.",
+        "pt": "Exercícios ({shown} de {total}): {items}.",
+        "en": "Exercises ({shown} of {total}): {items}.",
+    },
+    "offline_exercises_none": {
+        "es": "Ningún ejercicio de la tabla cumple esa búsqueda.",
+        "pt": "Nenhum exercício da tabela corresponde a essa pesquisa.",
+        "en": "No exercise in the table matches that search.",
+    },
+    "offline_exercise_choose": {
+        "es": "Hay varios ejercicios para «{query}»: {options}. Dime cuál, con su nombre "
+        "completo. No he creado la rutina.",
+        "pt": "Há vários exercícios para «{query}»: {options}. Diga qual, com o nome completo. "
+        "Não criei a rotina.",
+        "en": "Several exercises match '{query}': {options}. Tell me which one, by its full "
+        "name. I have not created the routine.",
+    },
+    "offline_exercise_none": {
+        "es": "No encuentro «{query}» en la tabla de ejercicios. No he creado la rutina.",
+        "pt": "Não encontro «{query}» na tabela de exercícios. Não criei a rotina.",
+        "en": "I can't find '{query}' in the exercise table. I have not created the routine.",
+    },
+    "offline_routines_list": {
+        "es": "Tus rutinas: {items}.",
+        "pt": "As suas rotinas: {items}.",
+        "en": "Your routines: {items}.",
+    },
+    "offline_routines_none": {
+        "es": "No tienes rutinas guardadas.",
+        "pt": "Não tem rotinas guardadas.",
+        "en": "You have no saved routines.",
+    },
+    "offline_routine_item": {
+        "es": "{name} {sets}x{reps} con {load} kg, descanso {rest} s",
+        "pt": "{name} {sets}x{reps} com {load} kg, descanso {rest} s",
+        "en": "{name} {sets}x{reps} with {load} kg, rest {rest} s",
+    },
+    "offline_routine_created": {
+        "es": "Rutina «{name}» creada ({category}): {exercises}.",
+        "pt": "Rotina «{name}» criada ({category}): {exercises}.",
+        "en": "Routine '{name}' created ({category}): {exercises}.",
+    },
+    "offline_routine_not_created": {
+        "es": "No se ha creado la rutina ({code}).",
+        "pt": "A rotina não foi criada ({code}).",
+        "en": "The routine was not created ({code}).",
+    },
+    "offline_tool_missing": {
+        "es": "Esta sesión no ofrece la herramienta {tool}, así que no he hecho nada.",
+        "pt": "Esta sessão não oferece a ferramenta {tool}, por isso não fiz nada.",
+        "en": "This session does not offer the tool {tool}, so I have not done anything.",
+    },
     "offline_help": {
-        "es": "El modelo offline (por reglas, sin IA) solo entiende: guardar un peso "
-        "(«Guarda mi peso: 77,4 kg el 2020-01-04.»), consultar el peso de una fecha con otra "
-        "de respaldo («Consulta mi peso del 2020-01-02. Si no existe, consulta 2020-01-01.»), "
-        "consultar una fecha, listar un rango («Lista mis medidas del 2020-01-01 al "
-        "2020-01-31.»), guardar una nota («Guarda la nota objetivo: correr 10 km.»), leerla "
-        "(«Lee la nota objetivo.»), listar las notas, borrar una nota y sugerir una función "
-        "(«Sugiere la función: Modo oscuro. Un tema oscuro para la app.»). Para todo lo demás, "
-        "elige un proveedor con --provider.",
-        "pt": "O modelo offline (por regras, sem IA) só entende: guardar um peso («Salve meu "
-        "peso: 77,4 kg em 2020-01-04.»), consultar o peso de uma data com outra de recurso "
-        "(«Consulte meu peso de 2020-01-02. Se não existir, consulte 2020-01-01.»), consultar "
-        "uma data, listar um intervalo («Liste minhas medidas de 2020-01-01 a 2020-01-31.»), "
-        "guardar uma nota («Salve a nota objetivo: correr 10 km.»), lê-la («Leia a nota "
-        "objetivo.»), listar as notas, apagar uma nota e sugerir uma funcionalidade («Sugira "
-        "a funcionalidade: Modo escuro. Um tema escuro para a app.»). Para tudo o resto, "
-        "escolha um fornecedor com --provider.",
-        "en": 'The offline model (rule-based, no AI) only understands: saving a weight ("Save '
-        "my weight: 77.4 kg on 2020-01-04.\"), reading one date's weight with a fallback date "
-        '("Look up my weight for 2020-01-02. If there is none, look up 2020-01-01."), reading '
-        'one date, listing a range ("List my measurements from 2020-01-01 to 2020-01-31."), '
-        'saving a note ("Save the note goal: run 10 km."), reading it ("Read the note '
-        'goal."), listing notes, deleting a note and suggesting a feature ("Suggest the '
-        'feature: Dark mode. A dark theme for the app."). For anything else, choose a '
-        "provider with --provider.",
+        "es": "El modelo offline (por reglas, sin IA) solo entiende peticiones sencillas, una "
+        "por mensaje, con fechas AAAA-MM-DD, «hoy» o «ayer»: guardar medidas («Guarda mi peso: "
+        "77,4 kg el 2020-01-04.»; también grasa corporal, cuello, pecho, cintura, cadera, "
+        "bíceps, cuádriceps, gemelo y altura, en kg, lb, %, cm, m o in), consultar el peso de "
+        "una fecha con otra de respaldo («Consulta mi peso del 2020-01-02. Si no existe, "
+        "consulta 2020-01-01.»), consultar una fecha, listar un rango («Lista mis medidas del "
+        "2020-01-01 al 2020-01-31.»), guardar una nota («Guarda la nota objetivo: correr 10 "
+        "km.»), leerla («Lee la nota objetivo.»), listar las notas, borrar una nota, consultar "
+        "comidas («¿Qué comí el 2020-01-04?»), anotar un alimento («Añade 150 g de arroz "
+        "blanco cocido a la comida de hoy.»), buscar alimentos («Busca alimentos ricos en "
+        "proteína.») y ejercicios («Busca ejercicios de pecho con mancuernas.»), ver tus "
+        "rutinas, crear una («Crea la rutina Pierna de fuerza: sentadilla trasera con barra "
+        "3x10 con 60 kg, descanso 90 s.») y sugerir una función («Sugiere la función: Modo "
+        "oscuro. Un tema oscuro para la app.»). Para todo lo demás, elige un proveedor con "
+        "--provider.",
+        "pt": "O modelo offline (por regras, sem IA) só entende pedidos simples, um por "
+        "mensagem, com datas AAAA-MM-DD, «hoje» ou «ontem»: guardar medidas («Salve meu peso: "
+        "77,4 kg em 2020-01-04.»; também gordura corporal, pescoço, peito, cintura, anca, "
+        "bíceps, quadríceps, gémeo e altura, em kg, lb, %, cm, m ou in), consultar o peso de "
+        "uma data com outra de recurso («Consulte meu peso de 2020-01-02. Se não existir, "
+        "consulte 2020-01-01.»), consultar uma data, listar um intervalo («Liste minhas medidas "
+        "de 2020-01-01 a 2020-01-31.»), guardar uma nota («Salve a nota objetivo: correr 10 "
+        "km.»), lê-la («Leia a nota objetivo.»), listar as notas, apagar uma nota, consultar "
+        "refeições («O que comi em 2020-01-04?»), registar um alimento («Adicione 150 g de "
+        "arroz branco cozido ao almoço de hoje.»), procurar alimentos («Procure alimentos ricos "
+        "em proteína.») e exercícios («Procure exercícios de peito com halteres.»), ver as suas "
+        "rotinas, criar uma («Crie a rotina Pernas de força: agachamento com barra nas costas "
+        "3x10 com 60 kg, descanso 90 s.») e sugerir uma funcionalidade («Sugira a "
+        "funcionalidade: Modo escuro. Um tema escuro para a app.»). Para tudo o resto, escolha "
+        "um fornecedor com --provider.",
+        "en": "The offline model (rule-based, no AI) only understands simple requests, one per "
+        "message, with dates as YYYY-MM-DD, 'today' or 'yesterday': saving measurements (\"Save "
+        'my weight: 77.4 kg on 2020-01-04."; also body fat, neck, chest, waist, hips, biceps, '
+        "quadriceps, calf and height, in kg, lb, %, cm, m or in), reading one date's weight "
+        'with a fallback date ("Look up my weight for 2020-01-02. If there is none, look up '
+        '2020-01-01."), reading one date, listing a range ("List my measurements from '
+        '2020-01-01 to 2020-01-31."), saving a note ("Save the note goal: run 10 km."), reading '
+        'it ("Read the note goal."), listing notes, deleting a note, reading meals ("What did '
+        'I eat on 2020-01-04?"), logging a food ("Add 150 g of white rice, cooked to lunch '
+        'today."), searching foods ("Search foods high in protein.") and exercises ("Search '
+        'chest exercises with dumbbells."), showing your routines, creating one ("Create the '
+        'routine Legs for strength: barbell back squat 3x10 with 60 kg, rest 90 s.") and '
+        'suggesting a feature ("Suggest the feature: Dark mode. A dark theme for the app."). '
+        "For anything else, choose a provider with --provider.",
     },
     # -- CLI ----------------------------------------------------------------------------------
     "offline_banner": {

@@ -48,6 +48,7 @@ from gymnasia.feedback import (
     register_feedback_tools,
 )
 from gymnasia.offline import OfflineModel, understand
+from gymnasia.offline._intents import SuggestFeature
 
 TOKEN = "ghp_TESTONLY_9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 REPO = "gymnasia/coach"
@@ -330,10 +331,9 @@ def test_offline_model_understands_feature_requests(text: str, lang: Any) -> Non
     """'Suggest the feature: TITLE. DESCRIPTION' (es/pt/en) becomes a create_feature_issue
     call with the title and the description."""
     intent = understand(text)
-    assert intent is not None
-    assert intent.kind == "suggest_feature"
+    assert isinstance(intent, SuggestFeature)
     title, description = text.split(": ", 1)[1].split(". ", 1)
-    assert (intent.key, intent.value) == (title, description)
+    assert (intent.title, intent.description) == (title, description)
     assert understand("Suggest the feature: Export to CSV") is not None
 
 

@@ -1,0 +1,258 @@
+"""A message read as a sentence: items, clauses, actions, dates and quantities.
+
+Clauses end at ``.``, ``;``, ``!`` and ``?``, and a fallback phrase ("si no existe", "if there
+is none") opens a conditional clause. An action is negated when a negation comes before it in
+its clause ("No crees ni cambies nada" negates both verbs). Dates are ISO literals, relative days
+(hoy, ayer, hoje, ontem, today, yesterday...) counted from the model's today, or written out
+with a year ("4 de enero de 2020", "January 4, 2020"); a date that cannot be read whole is kept
+with its problem, never dropped, so a write can refuse it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from ._lex import DateLiteral, Mark, Number, tokenize
+from ._words import ConceptKind, Item, tag
+
+_CLAUSE_END: Final = frozenset(".;!?")
+_QUANTITY_UNITS: Final = frozenset({"kg", "lb", "g", "cm", "m", "in", "pct", "kcal", "s", "min"})
+DateProblem = Literal["date_bad", "year_missing"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verb:
+    """An action word: what it asks for, where, and whether it is negated or conditional."""
+
+    action: str
+    index: int
+    negated: bool
+    conditional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DateRef:
+    """A date as the user wrote it; ``value`` None when it cannot be read (``problem``). A
+    month with its year ("enero de 2020") is a span: ``value`` is its first day, ``end`` its
+    last."""
+
+    value: dt.date | None
+    text: str
+    index: int
+    problem: DateProblem | None = None
+    end: dt.date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number and the unit written after it (items ``index`` to ``end``, exclusive)."""
+
+    number: Number
+    unit: str | None
+    index: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One user message, analysed."""
+
+    text: str
+    items: tuple[Item, ...]
+    today: dt.date
+    clause_of: tuple[int, ...] = field(repr=False)
+    date_items: frozenset[int] = field(repr=False)
+    dates: tuple[DateRef, ...] = ()
+
+    # -- looking things up ------------------------------------------------------------------
+
+    def where(self, kind: ConceptKind, value: str | None = None) -> list[int]:
+        """Indexes of the items that may stand for ``kind`` (with ``value``)."""
+        return [i for i, item in enumerate(self.items) if item.means(kind, value)]
+
+    def has(self, kind: ConceptKind, value: str | None = None) -> bool:
+        """Whether some item may stand for ``kind`` (with ``value``)."""
+        return any(item.means(kind, value) for item in self.items)
+
+    def values(self, kind: ConceptKind) -> list[str]:
+        """The values of ``kind`` concepts, in order of appearance (each once)."""
+        seen = [v for item in self.items for v in item.values(kind)]
+        return list(dict.fromkeys(seen))
+
+    def raw(self, start: int, end: int) -> str:
+        """The original text of items ``start`` to ``end`` (exclusive), trimmed."""
+        if start >= end:
+            return ""
+        return self.text[self.items[start].token.start : self.items[end - 1].token.end].strip()
+
+    def mark_at(self, index: int, marks: str) -> bool:
+        """Whether item ``index`` is one of the punctuation ``marks``."""
+        if not 0 <= index < len(self.items):
+            return False
+        token = self.items[index].token
+        return isinstance(token, Mark) and token.text in marks
+
+    # -- clauses and actions ----------------------------------------------------------------
+
+    def clause_items(self, clause: int) -> list[int]:
+        """Indexes of the items of one clause."""
+        return [i for i, c in enumerate(self.clause_of) if c == clause]
+
+    def is_question(self) -> bool:
+        """A question mark, or a clause that opens with an interrogative word."""
+        if any(self.mark_at(i, "?¿") for i in range(len(self.items))):
+            return True
+        firsts = {self.clause_items(c)[0] for c in set(self.clause_of) if self.clause_items(c)}
+        return any(self.items[i].means("ask") for i in firsts)
+
+    def verbs(self) -> list[Verb]:
+        """Every action word, with its negation and condition."""
+        found: list[Verb] = []
+        for i, item in enumerate(self.items):
+            clause = self.clause_items(self.clause_of[i])
+            before = [self.items[j] for j in clause if j < i]
+            negated = any(b.means("neg") for b in before)
+            conditional = any(self.items[j].means("cond") for j in clause)
+            found.extend(Verb(action, i, negated, conditional) for action in item.values("verb"))
+        return found
+
+    def actions(self, *, negated: bool = False) -> set[str]:
+        """The actions asked for in plain (not conditional) clauses; ``negated`` ones or not."""
+        return {v.action for v in self.verbs() if v.negated == negated and not v.conditional}
+
+    def conditional(self) -> bool:
+        """Whether the message has a fallback clause ("si no existe ...")."""
+        return self.has("cond")
+
+    # -- quantities -------------------------------------------------------------------------
+
+    def quantities(self, *, units: frozenset[str] = _QUANTITY_UNITS) -> list[Quantity]:
+        """Every number outside a date, with the unit written right after it (if any)."""
+        found: list[Quantity] = []
+        for i, item in enumerate(self.items):
+            token = item.token
+            if not isinstance(token, Number) or i in self.date_items:
+                continue
+            unit = self.unit_after(i, units)
+            end = i + 2 if unit else i + 1
+            found.append(Quantity(token, unit, i, end, self.raw(i, end)))
+        return found
+
+    def unit_after(self, index: int, units: frozenset[str]) -> str | None:
+        """The unit of ``units`` written right after item ``index``, if any."""
+        if index + 1 >= len(self.items):
+            return None
+        after = self.items[index + 1]
+        return next((u for u in after.values("unit") if u in units), None)
+
+
+def read_sentence(text: str, today: dt.date) -> Sentence:
+    """Analyse ``text``; relative dates count from ``today``."""
+    items = tuple(tag(text, tokenize(text)))
+    clause_of = _clauses(items)
+    dates, used = _dates(text, items, today)
+    return Sentence(text, items, today, clause_of, frozenset(used), tuple(dates))
+
+
+def _clauses(items: tuple[Item, ...]) -> tuple[int, ...]:
+    clause, out = 0, list[int]()
+    for item in items:
+        if item.means("cond") and out:
+            clause += 1
+        out.append(clause)
+        token = item.token
+        if isinstance(token, Mark) and token.text in _CLAUSE_END:
+            clause += 1
+    return tuple(out)
+
+
+# -- dates ---------------------------------------------------------------------------------
+
+
+def _dates(text: str, items: tuple[Item, ...], today: dt.date) -> tuple[list[DateRef], set[int]]:
+    found: list[DateRef] = []
+    used: set[int] = set()
+    for i, item in enumerate(items):
+        if i in used:
+            continue
+        token = item.token
+        if isinstance(token, DateLiteral):
+            problem: DateProblem | None = None if token.value else "date_bad"
+            found.append(DateRef(token.value, token.text, i, problem))
+            used.add(i)
+        elif item.means("day"):
+            offset = int(item.value("day") or 0)
+            found.append(DateRef(today + dt.timedelta(days=offset), token.text, i))
+            used.add(i)
+        elif item.means("month"):
+            written = _written_date(text, items, i)
+            if written is not None:
+                found.append(written[0])
+                used.update(written[1])
+    return sorted(found, key=lambda d: d.index), used
+
+
+def _number_at(items: tuple[Item, ...], index: int, low: int, high: int) -> int | None:
+    if not 0 <= index < len(items):
+        return None
+    token = items[index].token
+    if not isinstance(token, Number) or token.value is None:
+        return None
+    value = token.value
+    if value != value.to_integral_value() or not low <= value <= high:
+        return None
+    return int(value)
+
+
+def _skip(items: tuple[Item, ...], index: int, step: int, words: frozenset[str]) -> int:
+    """``index`` moved by ``step`` past any glue words (de, of, ",")."""
+    while 0 <= index < len(items) and items[index].norm in words:
+        index += step
+    return index
+
+
+_GLUE: Final = frozenset({"de", "of", ",", "the", "del"})
+
+
+def _written_date(
+    text: str, items: tuple[Item, ...], month_at: int
+) -> tuple[DateRef, set[int]] | None:
+    """A month name with its day (before or after it) and year: "4 de enero de 2020",
+    "January 4, 2020", "4 January 2020"; a day and month without a year is kept as a problem."""
+    before = _skip(items, month_at - 1, -1, frozenset({"de", "of", "the"}))
+    after = _skip(items, month_at + 1, 1, _GLUE)
+    day_at = before if _number_at(items, before, 1, 31) is not None else None
+    if day_at is None and _number_at(items, after, 1, 31) is not None:
+        day_at, after = after, _skip(items, after + 1, 1, _GLUE)
+    if day_at is None:
+        return _month_span(text, items, month_at, after)
+    year = _number_at(items, after, 1000, 9999)
+    last = after if year is not None else max(day_at, month_at)
+    first = min(day_at, month_at)
+    raw = text[items[first].token.start : items[last].token.end]
+    used = set(range(first, last + 1))
+    if year is None:
+        return DateRef(None, raw, first, "year_missing"), used
+    month, day = int(items[month_at].value("month") or 0), _number_at(items, day_at, 1, 31) or 0
+    try:
+        return DateRef(dt.date(year, month, day), raw, first), used
+    except ValueError:
+        return DateRef(None, raw, first, "date_bad"), used
+
+
+def _month_span(
+    text: str, items: tuple[Item, ...], month_at: int, year_at: int
+) -> tuple[DateRef, set[int]] | None:
+    """A month and its year ("enero de 2020", "January 2020"): the whole month."""
+    year = _number_at(items, year_at, 1000, 9999)
+    if year is None:
+        return None
+    month = int(items[month_at].value("month") or 0)
+    first = dt.date(year, month, 1)
+    following = dt.date(year + month // 12, month % 12 + 1, 1)
+    raw = text[items[month_at].token.start : items[year_at].token.end]
+    span = DateRef(first, raw, month_at, end=following - dt.timedelta(days=1))
+    return span, set(range(month_at, year_at + 1))
