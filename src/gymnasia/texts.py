@@ -455,6 +455,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "«{subject}» pode ser mais de uma refeição: {meals}.",
         "en": "'{subject}' could be more than one meal: {meals}.",
     },
+    "offline_problem_meal_many": {
+        "es": "has nombrado varias comidas ({subject}) y solo puedo anotar en una.",
+        "pt": "nomeou várias refeições ({subject}) e só posso registar numa.",
+        "en": "you named several meals ({subject}) and I can log in only one.",
+    },
     "offline_problem_grams_missing": {
         "es": "no sé cuántos gramos. Indica la cantidad en gramos, como «150 g».",
         "pt": "não sei quantos gramas. Indique a quantidade em gramas, como «150 g».",
@@ -595,9 +600,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Saved on {date}: {values}.",
     },
     "offline_meals_on": {
-        "es": "El {date}: {meals}.",
-        "pt": "Em {date}: {meals}.",
-        "en": "On {date}: {meals}.",
+        "es": "El {date}, {meals}.",
+        "pt": "Em {date}, {meals}.",
+        "en": "On {date}, {meals}.",
     },
     "offline_meals_empty": {
         "es": "No hay nada anotado el {date}.",
@@ -643,10 +648,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Foods ({shown} of {total}), per 100 g: {items}.",
     },
     "offline_food_item": {
-        "es": "{name}: {kcal} kcal, {protein} g de proteína",
-        "pt": "{name}: {kcal} kcal, {protein} g de proteína",
-        "en": "{name}: {kcal} kcal, {protein} g protein",
+        "es": "{name}: {kcal} kcal, {amount} g de {nutrient}",
+        "pt": "{name}: {kcal} kcal, {amount} g de {nutrient}",
+        "en": "{name}: {kcal} kcal, {amount} g {nutrient}",
     },
+    "offline_nutrient_protein": {"es": "proteína", "pt": "proteína", "en": "protein"},
+    "offline_nutrient_carbs": {"es": "hidratos", "pt": "hidratos", "en": "carbs"},
+    "offline_nutrient_fat": {"es": "grasa", "pt": "gordura", "en": "fat"},
+    "offline_nutrient_fiber": {"es": "fibra", "pt": "fibra", "en": "fiber"},
     "offline_foods_none": {
         "es": "Ningún alimento de la tabla cumple esa búsqueda.",
         "pt": "Nenhum alimento da tabela corresponde a essa pesquisa.",
@@ -689,6 +698,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "{name} {sets}x{reps} con {load} kg, descanso {rest} s",
         "pt": "{name} {sets}x{reps} com {load} kg, descanso {rest} s",
         "en": "{name} {sets}x{reps} with {load} kg, rest {rest} s",
+    },
+    "offline_routine_item_bodyweight": {
+        "es": "{name} {sets}x{reps} con peso corporal, descanso {rest} s",
+        "pt": "{name} {sets}x{reps} com peso corporal, descanso {rest} s",
+        "en": "{name} {sets}x{reps} with bodyweight, rest {rest} s",
     },
     "offline_routine_created": {
         "es": "Rutina «{name}» creada ({category}): {exercises}.",

@@ -162,7 +162,10 @@ def _meal(s: Sentence, span: set[int]) -> str | Unclear:
     named = list(dict.fromkeys(value for _, value in found))
     if not named:
         return Unclear("add_food", "meal_missing")
-    if len(named) > 1 or named[0] == "?":
+    if len(named) > 1:
+        said = ", ".join(dict.fromkeys(s.items[i].token.text for i, _ in found))
+        return Unclear("add_food", "meal_many", said)
+    if named[0] == "?":
         return Unclear("add_food", "meal_ambiguous", s.items[found[0][0]].token.text)
     return named[0]
 

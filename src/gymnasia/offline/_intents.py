@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 Action = Literal[
     "save_measurement",
@@ -46,6 +46,7 @@ Problem = Literal[
     "mixed",
     "meal_missing",
     "meal_ambiguous",
+    "meal_many",
     "grams_missing",
     "food_missing",
     "key_missing",
@@ -60,7 +61,9 @@ Problem = Literal[
     "title_missing",
     "not_measured",
 ]
-WRITE_ACTIONS = frozenset(
+NEEDS_FIELD: Final = frozenset({"out_of_range", "unit_missing", "unit_wrong", "value_many"})
+"""Problems that are about one named value (a field, the grams, a series' reps ...)."""
+WRITE_ACTIONS: Final = frozenset(
     {"save_measurement", "save_note", "delete_note", "add_food", "create_routine", "several"}
 )
 
@@ -73,6 +76,11 @@ class Unclear:
     problem: Problem
     subject: str = ""
     field: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.problem in NEEDS_FIELD and self.field is None:
+            msg = f"the problem {self.problem!r} is about a value: give its field"
+            raise ValueError(msg)
 
 
 @dataclass(frozen=True, slots=True)

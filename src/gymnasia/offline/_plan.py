@@ -156,7 +156,9 @@ def _diet_and_training(
         case AddFood():
             return _add_food(intent, results, say)
         case SearchFoods(arguments=arguments):
-            return _one("search_foods", dict(arguments)) if last is None else Say(say.foods(last))
+            if last is None:
+                return _one("search_foods", dict(arguments))
+            return Say(say.foods(last, dict(arguments).get("sort_by")))
         case SearchExercises(arguments=arguments):
             if last is None:
                 return _one("search_exercises", dict(arguments))

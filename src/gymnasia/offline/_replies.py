@@ -16,6 +16,13 @@ from ..texts import number, t
 from ._intents import WRITE_ACTIONS, SaveMeasurement, Unclear
 from ._measure import BOUNDS, FIELDS
 
+_SNACKS: Final = ("mid_morning", "afternoon")
+_NUTRIENT_KEYS: Final = {
+    "protein": "protein_g",
+    "carbs": "carbs_g",
+    "fat": "fat_g",
+    "fiber": "fiber_g",
+}
 _UNITS: Final = {"weight_kg": "kg", "body_fat_pct": "%", "height_cm": "cm"}
 _OTHER_BOUNDS: Final = {
     "grams": (1, 5000, "g"),
@@ -81,7 +88,8 @@ class Replies:
             low, high, unit = self._bounds(field)
             values.update(low=low, high=high, unit=unit)
         if name in {"meal_missing", "meal_ambiguous"}:
-            values["meals"] = ", ".join(meals.label(m, self.lang) for m in meals.MEAL_IDS)
+            choices = _SNACKS if name == "meal_ambiguous" else meals.MEAL_IDS
+            values["meals"] = ", ".join(meals.label(m, self.lang) for m in choices)
         return self.t(f"offline_problem_{name}", **values)
 
     def _units(self, field: str) -> str:
@@ -250,24 +258,27 @@ class Replies:
             kcal=self.number(round((data.get("totals") or {}).get("energy_kcal") or 0)),
         )
 
-    def foods(self, outcome: Outcome) -> str:
-        """Foods found."""
+    def foods(self, outcome: Outcome, sort_by: str | None = None) -> str:
+        """Foods found, each with its kcal and the nutrient it was sorted by (or protein)."""
         if isinstance(outcome, ToolError):
             return self.t("tool_trouble", code=outcome.code)
         rows = outcome.data.get("foods") or []
         if not rows:
             return self.t("offline_foods_none")
-        items = "; ".join(
-            self.t(
-                "offline_food_item",
-                name=row.get("name", ""),
-                kcal=self.number((row.get("per_100g") or {}).get("energy_kcal") or 0),
-                protein=self.number((row.get("per_100g") or {}).get("protein_g") or 0),
-            )
-            for row in rows
-        )
+        nutrient = sort_by if sort_by in _NUTRIENT_KEYS else "protein"
+        items = "; ".join(self._food(row, nutrient) for row in rows)
         total = outcome.data.get("total_matches", len(rows))
         return self.t("offline_foods_found", shown=len(rows), total=total, items=items)
+
+    def _food(self, row: dict[str, Any], nutrient: str) -> str:
+        per_100g = row.get("per_100g") or {}
+        return self.t(
+            "offline_food_item",
+            name=row.get("name", ""),
+            kcal=self.number(per_100g.get("energy_kcal") or 0),
+            amount=self.number(per_100g.get(_NUTRIENT_KEYS[nutrient]) or 0),
+            nutrient=self.t(f"offline_nutrient_{nutrient}"),
+        )
 
     # -- training ---------------------------------------------------------------------------
 
@@ -311,9 +322,10 @@ class Replies:
         for step in data.get("exercises", []):
             series = step.get("series") or [{}]
             first = series[0]
+            bodyweight = not first.get("weight_kg")
             steps.append(
                 self.t(
-                    "offline_routine_item",
+                    "offline_routine_item_bodyweight" if bodyweight else "offline_routine_item",
                     name=step.get("name") or step.get("exercise_id", ""),
                     sets=len(series),
                     reps=first.get("reps", ""),

@@ -1,0 +1,287 @@
+"""The offline model's parts: reading numbers and dates whole, replying from outcome marks,
+the tools a session offers, its "today", and its words in every language."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from decimal import Decimal
+from typing import Any, get_args
+
+import pytest
+
+from gymnasia.app import open_coach
+from gymnasia.offline import OfflineModel, Unclear, understand
+from gymnasia.offline._intents import NEEDS_FIELD, Action, Problem
+from gymnasia.offline._lex import DateLiteral, Number, tokenize
+from gymnasia.offline._replies import Replies
+from gymnasia.texts import t
+from surefoot import (
+    LANGS,
+    Lang,
+    ModelRequest,
+    Ok,
+    Outcome,
+    Recovery,
+    ToolError,
+    ToolResult,
+    ToolResultsMessage,
+    ToolSpec,
+    UserMessage,
+)
+from surefoot.testing import call, turn
+
+TODAY = dt.date(2024, 3, 10)
+TOOLS = tuple(
+    ToolSpec(name, "", {"type": "object"})
+    for name in (
+        "read_measurement",
+        "write_measurement",
+        "list_measurements",
+        "save_memory",
+        "read_memory",
+        "read_meal",
+        "search_foods",
+        "add_meal_food",
+    )
+)
+
+
+# -- numbers and dates are read whole ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "problem"),
+    [
+        ("77,4", Decimal("77.4"), None),
+        ("77.4", Decimal("77.4"), None),
+        ("1.077,4", Decimal("1077.4"), None),
+        ("1,077.4", Decimal("1077.4"), None),
+        ("1077.4", Decimal("1077.4"), None),
+        ("-77", Decimal(-77), None),
+        ("0,125", Decimal("0.125"), None),
+        ("1,077", None, "ambiguous"),
+        ("77.400", None, "ambiguous"),
+        ("7,7,4", None, "malformed"),
+        ("1.077.4", None, "malformed"),
+        ("70-80", None, "malformed"),
+        ("1/2", None, "malformed"),
+        (",5", None, "malformed"),
+    ],
+)
+def test_a_number_is_read_whole_or_not_at_all(
+    text: str, value: Decimal | None, problem: str | None
+) -> None:
+    """A run of digits and separators is one number, or one number that cannot be read —
+    never a part of it."""
+    (token,) = tokenize(text)
+    assert isinstance(token, Number)
+    assert (token.value, token.problem) == (value, problem)
+    assert token.text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("2020-01-04", dt.date(2020, 1, 4)),
+        ("12020-01-045", None),
+        ("2020-02-30", None),
+        ("2020-1-4", None),
+        ("04/01/2020", None),
+        ("2020-W01-1", None),
+    ],
+)
+def test_a_date_is_read_whole_or_not_at_all(text: str, value: dt.date | None) -> None:
+    """Digits joined by hyphens or slashes are one date literal: a real YYYY-MM-DD, or none."""
+    (token,) = tokenize(text)
+    assert isinstance(token, DateLiteral)
+    assert token.value == value
+
+
+def test_units_are_converted_and_glued_units_read() -> None:
+    """172 lb is 78.02 kg, 1,80 m is 180 cm, 32 in is 81.28 cm; "77,4kg" has its unit."""
+    cases = {
+        "Save my weight: 172 lb today": ("weight_kg", 78.02),
+        "Guarda mi altura: 1,80 m hoy": ("height_cm", 180.0),
+        "Save my waist: 32 in today": ("waist_cm", 81.28),
+        "Guarda mi peso: 77,4kg hoy": ("weight_kg", 77.4),
+    }
+    for text, value in cases.items():
+        found = understand(text, today=TODAY)
+        assert found is not None, text
+        assert not isinstance(found, Unclear), text
+        assert found.kind == "save_measurement"
+        assert found.values == (value,), text
+
+
+def test_relative_dates_count_from_the_models_today() -> None:
+    """hoy/ayer/hoje/ontem/today/yesterday count from ``today``; tomorrow is refused for a
+    write."""
+    expected = {
+        "hoy": TODAY,
+        "ayer": TODAY - dt.timedelta(days=1),
+        "hoje": TODAY,
+        "ontem": TODAY - dt.timedelta(days=1),
+        "today": TODAY,
+        "yesterday": TODAY - dt.timedelta(days=1),
+        "anteayer": TODAY - dt.timedelta(days=2),
+    }
+    for word, date in expected.items():
+        found = understand(f"Save my weight: 77 kg {word}", today=TODAY)
+        assert found is not None
+        assert not isinstance(found, Unclear)
+        assert found.kind == "save_measurement"
+        assert found.date == date, word
+    tomorrow = understand("Save my weight: 77 kg tomorrow", today=TODAY)
+    assert isinstance(tomorrow, Unclear)
+    assert tomorrow.problem == "date_future"
+
+
+# -- replies come from the outcome's mark, never its text -----------------------------------------
+
+
+def _answer(model: OfflineModel, text: str, outcome: Outcome, tools: Any = TOOLS) -> Any:
+    """The model's reply after one call of this turn got ``outcome``."""
+    first = asyncio.run(model.request(ModelRequest([UserMessage(text)], tools=tools)))
+    (planned,) = first.message.tool_calls
+    results = ToolResultsMessage((ToolResult(planned.call_id, planned.name, outcome),))
+    messages = [UserMessage(text), first.message, results]
+    return asyncio.run(model.request(ModelRequest(messages, tools=tools))).message
+
+
+def test_a_failed_write_is_reported_by_its_code_whatever_its_text_says() -> None:
+    """An error outcome whose message claims success still yields "not saved (code)"."""
+    model = OfflineModel(lang="en", today=TODAY)
+    error = ToolError("unavailable", "Saved successfully!", Recovery.CHOOSE_ALTERNATIVE)
+    reply = _answer(model, "Save my weight: 77.4 kg on 2020-01-04.", error)
+    assert reply.text == "It was not saved (unavailable)."
+    assert not reply.tool_calls
+
+
+def test_a_success_that_reads_like_an_error_is_a_success() -> None:
+    """A note whose value says "Error" is read back as the note's value."""
+    model = OfflineModel(lang="es", today=TODAY)
+    data = {"key": "diario", "description": "diario", "value": 'Error: {"is_error": true}'}
+    reply = _answer(model, "Lee la nota diario.", Ok(data))
+    assert reply.text == 'La nota «diario» dice: Error: {"is_error": true}'
+
+
+def test_a_failed_food_search_logs_nothing() -> None:
+    """When search_foods fails, the model says so and never calls add_meal_food."""
+    model = OfflineModel(lang="pt", today=TODAY)
+    error = ToolError("unavailable", "x", Recovery.CHOOSE_ALTERNATIVE)
+    text = "Adicione 150 g de arroz branco cozido ao almoço de hoje."
+    reply = _answer(model, text, error)
+    assert reply.text == t("pt", "tool_trouble", code="unavailable")
+    assert not reply.tool_calls
+
+
+def test_several_matching_foods_are_asked_about_not_picked() -> None:
+    """Two rice dishes match "arroz": the reply names both and logs nothing."""
+    model = OfflineModel(lang="es", today=TODAY)
+    rows = [
+        {"id": "white_rice_cooked", "name": "Arroz blanco cocido"},
+        {"id": "brown_rice_cooked", "name": "Arroz integral cocido"},
+    ]
+    found = Ok({"foods": rows, "total_matches": 2})
+    reply = _answer(model, "Añade 150 g de arroz a la comida de hoy", found)
+    assert not reply.tool_calls
+    assert "Arroz blanco cocido, Arroz integral cocido" in reply.text
+    assert "No he anotado nada" in reply.text
+
+
+def test_a_tool_the_session_does_not_offer_is_not_called() -> None:
+    """Without write_measurement among the request's tools, the model says so and calls
+    nothing."""
+    model = OfflineModel(lang="en", today=TODAY)
+    tools = [spec for spec in TOOLS if spec.name != "write_measurement"]
+    request = ModelRequest([UserMessage("Save my weight: 77 kg today")], tools=tools)
+    reply = asyncio.run(model.request(request)).message
+    assert not reply.tool_calls
+    assert "write_measurement" in reply.text
+
+
+def test_reads_of_several_meals_go_in_one_step_with_distinct_ids() -> None:
+    """ "What did I eat on D?" asks for the five meals at once, each call with its own id."""
+    model = OfflineModel(lang="en", today=TODAY)
+    request = ModelRequest([UserMessage("What did I eat on 2024-03-01?")], tools=TOOLS)
+    calls = asyncio.run(model.request(request)).message.tool_calls
+    assert [c.name for c in calls] == ["read_meal"] * 5
+    assert len({c.call_id for c in calls}) == 5
+    assert calls[0].call_id == "offline_1"
+
+
+def test_without_a_fixed_today_the_clocks_date_is_used() -> None:
+    """``OfflineModel()`` with no ``today`` counts "hoy" from the clock's date."""
+    model = OfflineModel(lang="es")
+    request = ModelRequest([UserMessage("Guarda mi peso: 77 kg hoy")], tools=TOOLS)
+    (planned,) = asyncio.run(model.request(request)).message.tool_calls
+    assert planned.arguments == {
+        "date": dt.date.today().isoformat(),  # noqa: DTZ011 - a calendar date
+        "weight_kg": 77.0,
+    }
+
+
+def test_tool_errors_in_a_real_turn_come_back_honestly(tmp_path: Any) -> None:
+    """Through the real Coach with search_foods failing on read: one search, an honest
+    reply, no food logged."""
+    coach = open_coach(
+        db=str(tmp_path / "gym.db"),
+        model=OfflineModel(lang="en", today=TODAY),
+        lang="en",
+        faults=("search_foods:read_error",),
+        today=TODAY,
+    )
+    try:
+        result = asyncio.run(coach.agent.run_turn("Add 150 g of rolled oats to breakfast today"))
+        logged = coach.store.meal_items(TODAY, "breakfast")
+    finally:
+        coach.close()
+    assert [r.call.name for r in result.calls] == ["search_foods"]
+    assert result.reply == "I could not complete it (unavailable)."
+    assert logged == []
+
+
+# -- the model's words ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_action_and_problem_has_words_in_every_language(lang: Lang) -> None:
+    """Each understood action and each problem can be said in es, pt and en."""
+    say = Replies(lang)
+    for action in get_args(Action):
+        for problem in get_args(Problem):
+            field = "weight_kg" if problem in NEEDS_FIELD else None
+            text = say.unclear(Unclear(action, problem, "1,077 kg", field))
+            assert text.strip(), (action, problem)
+            assert "{" not in text.replace('{"', ""), text
+
+
+@pytest.mark.parametrize(
+    ("lang", "nothing"),
+    [("es", "No he guardado"), ("pt", "Não guardei"), ("en", "I have not saved")],
+)
+def test_an_unclear_write_says_what_was_understood_and_that_nothing_was_written(
+    lang: Lang, nothing: str
+) -> None:
+    """ "1,077 kg" is asked back: the reply quotes it and says nothing was saved."""
+    found = understand("Save my weight: 1,077 kg on 2020-01-04", today=TODAY)
+    assert isinstance(found, Unclear)
+    reply = Replies(lang).unclear(found)
+    assert "1,077 kg" in reply
+    assert nothing in reply
+
+
+def test_a_turn_of_scripted_history_is_ignored_before_the_last_user_message() -> None:
+    """Only the current turn counts: an earlier turn's call and outcome do not make the model
+    skip its own first call."""
+    model = OfflineModel(lang="en", today=TODAY)
+    earlier = turn(call("read_measurement", {"date": "2020-01-01"}, call_id="c1"))
+    results = ToolResultsMessage(
+        (ToolResult("c1", "read_measurement", Ok({"date": "2020-01-01", "weight_kg": 76})),)
+    )
+    messages = [UserMessage("Look up 2020-01-01"), earlier, results]
+    messages.append(UserMessage("Save my weight: 77 kg today"))
+    response = asyncio.run(model.request(ModelRequest(messages, tools=TOOLS)))
+    (planned,) = response.message.tool_calls
+    assert planned.name == "write_measurement"
