@@ -9,10 +9,12 @@ from decimal import Decimal
 from typing import Any, get_args
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gymnasia.app import open_coach
 from gymnasia.offline import OfflineModel, Unclear, understand
-from gymnasia.offline._intents import NEEDS_FIELD, Action, Problem
+from gymnasia.offline._intents import NEEDS_FIELD, Action, Problem, SaveMeasurement
 from gymnasia.offline._lex import DateLiteral, Number, tokenize
 from gymnasia.offline._replies import Replies
 from gymnasia.texts import t
@@ -285,3 +287,49 @@ def test_a_turn_of_scripted_history_is_ignored_before_the_last_user_message() ->
     response = asyncio.run(model.request(ModelRequest(messages, tools=TOOLS)))
     (planned,) = response.message.tool_calls
     assert planned.name == "write_measurement"
+
+
+# -- properties ----------------------------------------------------------------------------------
+
+SAVE_TEMPLATES = (
+    "Guarda mi peso: {number} {unit} el 2020-01-04.",
+    "Salve meu peso: {number} {unit} em 2020-01-04.",
+    "Save my weight: {number} {unit} on 2020-01-04.",
+    "Hoy peso {number}{unit}",
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    whole=st.integers(min_value=0, max_value=99_999),
+    fraction=st.one_of(st.none(), st.text("0123456789", min_size=1, max_size=4)),
+    separator=st.sampled_from([",", "."]),
+    unit=st.sampled_from(["kg", "lb"]),
+    template=st.sampled_from(SAVE_TEMPLATES),
+    sign=st.sampled_from(["", "-"]),
+)
+def test_a_written_weight_is_saved_exactly_or_not_at_all(
+    whole: int, fraction: str | None, separator: str, unit: str, template: str, sign: str
+) -> None:
+    """Whatever number is written, the model saves exactly that weight (lb converted to kg),
+    or asks back: an ambiguous "1,077", a negative or out-of-range value is never saved."""
+    number = f"{sign}{whole}{separator}{fraction}" if fraction else f"{sign}{whole}"
+    found = understand(template.format(number=number, unit=unit), today=TODAY)
+    value = Decimal(f"{sign}{whole}.{fraction or 0}")
+    kg = value * (Decimal("0.45359237") if unit == "lb" else 1)
+    ambiguous = fraction is not None and len(fraction) == 3 and 0 < whole <= 999
+    savable = not ambiguous and Decimal(20) <= round(kg, 2) <= Decimal(400)
+    if not savable:
+        assert isinstance(found, Unclear), (number, unit, found)
+        return
+    assert isinstance(found, SaveMeasurement), (number, unit, found)
+    assert found.values == (("weight_kg", float(round(kg, 2))),)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_gets_an_answer(text: str) -> None:
+    """No message makes the model fail: it plans a call, asks back or says what it knows."""
+    model = OfflineModel(lang="es", today=TODAY)
+    response = asyncio.run(model.request(ModelRequest([UserMessage(text)], tools=TOOLS)))
+    assert response.message.text or response.message.tool_calls

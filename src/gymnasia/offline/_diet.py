@@ -36,7 +36,7 @@ _STRICT_FOOD_NOUNS: Final = frozenset(
 
 def parse_meals(s: Sentence) -> Intent | Unclear | None:
     """Read meals, or log a food in a meal."""
-    grams = [q for q in s.quantities() if q.unit in _GRAMS]
+    grams = [q for q in s.quantities if q.unit in _GRAMS]
     eats = s.has("verb", "eat")
     named = s.has("meal") and (not s.has("field") or bool(grams))
     logged = "save" in s.actions() and any(q.unit == "g" for q in grams)
@@ -92,7 +92,7 @@ def _add(s: Sentence) -> AddFood | Unclear:
 
 
 def _grams(s: Sentence) -> tuple[float, Quantity] | Unclear:
-    quantities = s.quantities()
+    quantities = s.quantities
     weighed = [q for q in quantities if q.unit in _GRAMS]
     if len(weighed) > 1:
         return Unclear("add_food", "mixed")
@@ -139,7 +139,7 @@ def _food_span(s: Sentence, quantity: Quantity) -> list[int]:
         at += 1
     if any(isinstance(s.items[i].token, Word) for i in span):
         return span
-    verbs = [v.index for v in s.verbs() if v.index < quantity.index]
+    verbs = [v.index for v in s.verbs if v.index < quantity.index]
     start = verbs[-1] + 1 if verbs else 0
     return [i for i in range(start, quantity.index) if not s.items[i].means("meal")]
 
@@ -243,19 +243,17 @@ def _nutrient_near(s: Sentence, start: int, step: int, span: int = 3) -> int | N
 
 
 def _limit(s: Sentence, at: int, used: set[int]) -> tuple[str, float] | Unclear | None:
-    """ "menos de 100 kcal", "al menos 20 g de proteína", "protein at least 20 g"."""
-    quantity = next((q for q in s.quantities() if q.index == at + 1), None)
+    """A limit: "menos de 100 kcal", "al menos 20 g de proteína", "protein at least 20 g"."""
+    quantity = next((q for q in s.quantities if q.index == at + 1), None)
     if quantity is None:
         return None
     problem = number_problem(quantity)
     if problem is not None:
         return Unclear("search_foods", problem, quantity.text)
-    nutrient_at = None if quantity.unit == "kcal" else _nutrient_near(s, quantity.end, 1)
-    if nutrient_at is None and quantity.unit != "kcal":
-        nutrient_at = _nutrient_near(s, at - 1, -1)
-    nutrient = "calories" if nutrient_at is None else s.items[nutrient_at].value("nutrient")
-    if nutrient_at is None and quantity.unit != "kcal":
-        return Unclear("search_foods", "filter_unsupported", s.raw(at, quantity.end))
+    nutrient_at = _limited_nutrient(s, at, quantity)
+    nutrient = "calories" if quantity.unit == "kcal" else None
+    if nutrient_at is not None:
+        nutrient = s.items[nutrient_at].value("nutrient")
     name = _LIMITS.get((s.items[at].value("compare") or "", nutrient or ""))
     if name is None:
         return Unclear("search_foods", "filter_unsupported", s.raw(at, quantity.end))
@@ -264,8 +262,19 @@ def _limit(s: Sentence, at: int, used: set[int]) -> tuple[str, float] | Unclear 
     low, high = _LIMIT_RANGE[name]
     if not low <= value <= high:
         return Unclear("search_foods", "out_of_range", quantity.text, name)
-    used.update({at, *range(quantity.index, quantity.end), *([nutrient_at] if nutrient_at else [])})
+    used.update({at, *range(quantity.index, quantity.end)})
+    if nutrient_at is not None:
+        used.add(nutrient_at)
     return name, value
+
+
+def _limited_nutrient(s: Sentence, at: int, quantity: Quantity) -> int | None:
+    """Where the limited nutrient is named: after the amount ("20 g de proteína") or before
+    the comparison ("protein at least 20 g"); an amount in kcal names it itself."""
+    if quantity.unit == "kcal":
+        return None
+    after = _nutrient_near(s, quantity.end, 1)
+    return after if after is not None else _nutrient_near(s, at - 1, -1)
 
 
 _ORDERS: Final = {
@@ -278,8 +287,8 @@ _ORDERS: Final = {
 
 
 def _order(s: Sentence, used: set[int]) -> str | Unclear | None:
-    """ "ricos en proteína", "low in fat", "sorted by calories"; a lone "proteína" or "fibra"
-    asks for the richest first."""
+    """An order: "ricos en proteína", "low in fat", "sorted by calories"; a lone "proteína"
+    or "fibra" asks for the richest first."""
     for at in s.where("sort"):
         nutrient_at = at if s.items[at].means("nutrient") else _nutrient_near(s, at + 1, 1)
         if nutrient_at is None or nutrient_at in used:

@@ -59,18 +59,18 @@ _STOP: Final = ",;"
 
 def parse_measurements(s: Sentence) -> Intent | Unclear | None:
     """A measurement intent, if the message is about measurements."""
-    measured = any(q.unit in _MEASURING_UNITS for q in s.quantities())
+    measured = any(q.unit in _MEASURING_UNITS for q in s.quantities)
     if not (s.has("field") or s.has("noun", "measurement") or measured):
         return None
     plain, negated = s.actions(), s.actions(negated=True)
-    conditional = {v.action for v in s.verbs() if v.conditional and not v.negated}
+    conditional = {v.action for v in s.verbs if v.conditional and not v.negated}
     if "delete" in plain:
         return None  # measurements cannot be deleted by this model: the help says what can
     if "save" in conditional:
         return Unclear("save_measurement", "conditional")
     if "save" in plain and plain & {"read", "list"}:
         return Unclear("several", "mixed")
-    has_values = bool(s.quantities())
+    has_values = bool(s.quantities)
     if "save" in plain or (has_values and not plain and not negated and not s.is_question()):
         return _save(s)
     if "save" in negated and has_values and not plain:
@@ -87,7 +87,7 @@ def _save(s: Sentence) -> SaveMeasurement | Unclear:
     date = one_write_date(s, "save_measurement")
     if isinstance(date, Unclear):
         return date
-    quantities = s.quantities()
+    quantities = s.quantities
     if not quantities:
         return Unclear("save_measurement", "value_missing")
     values: dict[str, float] = {}
@@ -225,10 +225,10 @@ def _read(s: Sentence) -> Intent | Unclear:
 
 
 def last_days(s: Sentence) -> tuple[dt.date, dt.date] | None:
-    """ "The last 7 days", "últimas 2 semanas", "last week": (first day, today)."""
+    """A span up to today: "the last 7 days", "últimas 2 semanas", "last week"."""
     for i in s.where("last"):
         count, unit_at = 1, i + 1
-        quantity = next((q for q in s.quantities() if q.index == i + 1), None)
+        quantity = next((q for q in s.quantities if q.index == i + 1), None)
         if quantity is not None and quantity.number.value is not None:
             count, unit_at = int(quantity.number.value), i + 2
         if unit_at >= len(s.items) or count < 1:

@@ -32,9 +32,9 @@ _COLLECTIVE: Final = frozenset(
 
 
 def parse_feature(s: Sentence) -> Intent | Unclear | None:
-    """ "Sugiere la función: TITLE. DESCRIPTION" (es/pt/en)."""
+    """A feature request: "Sugiere la función: TITLE. DESCRIPTION" (es/pt/en)."""
     colon = _first_mark(s, ":")
-    verbs = [v for v in s.verbs() if v.action == "suggest" and not v.negated]
+    verbs = [v for v in s.verbs if v.action == "suggest" and not v.negated]
     if colon is None or not verbs or verbs[0].index > colon:
         return None
     if not all(s.items[i].means("noun", "feature") or _glue(s, i) for i in _between(s, colon)):
@@ -48,7 +48,7 @@ def parse_feature(s: Sentence) -> Intent | Unclear | None:
 
 
 def _between(s: Sentence, colon: int) -> list[int]:
-    first_verb = next(v.index for v in s.verbs() if v.action == "suggest")
+    first_verb = next(v.index for v in s.verbs if v.action == "suggest")
     return list(range(first_verb + 1, colon))
 
 
@@ -84,7 +84,7 @@ def parse_notes(s: Sentence) -> Intent | Unclear | None:
 
 
 def _any_note(s: Sentence, nouns: list[int]) -> bool:
-    """ "¿Tengo alguna nota …?", "Do I have any note …?": a question about which notes exist."""
+    """A question about which notes exist: "¿Tengo alguna nota …?", "Any note …?"."""
     return any(i > 0 and s.items[i - 1].norm in _ANY for i in nouns)
 
 

@@ -11,6 +11,7 @@ with its problem, never dropped, so a write can refuse it.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -97,31 +98,36 @@ class Sentence:
 
     # -- clauses and actions ----------------------------------------------------------------
 
-    def clause_items(self, clause: int) -> list[int]:
-        """Indexes of the items of one clause."""
-        return [i for i, c in enumerate(self.clause_of) if c == clause]
+    @functools.cached_property
+    def clauses(self) -> tuple[tuple[int, ...], ...]:
+        """The item indexes of each clause, in order."""
+        members: dict[int, list[int]] = {}
+        for i, clause in enumerate(self.clause_of):
+            members.setdefault(clause, []).append(i)
+        return tuple(tuple(found) for found in members.values())
 
     def is_question(self) -> bool:
         """A question mark, or a clause that opens with an interrogative word."""
         if any(self.mark_at(i, "?¿") for i in range(len(self.items))):
             return True
-        firsts = {self.clause_items(c)[0] for c in set(self.clause_of) if self.clause_items(c)}
-        return any(self.items[i].means("ask") for i in firsts)
+        return any(self.items[clause[0]].means("ask") for clause in self.clauses)
 
-    def verbs(self) -> list[Verb]:
+    @functools.cached_property
+    def verbs(self) -> tuple[Verb, ...]:
         """Every action word, with its negation and condition."""
         found: list[Verb] = []
-        for i, item in enumerate(self.items):
-            clause = self.clause_items(self.clause_of[i])
-            before = [self.items[j] for j in clause if j < i]
-            negated = any(b.means("neg") for b in before)
-            conditional = any(self.items[j].means("cond") for j in clause)
-            found.extend(Verb(action, i, negated, conditional) for action in item.values("verb"))
-        return found
+        for clause in self.clauses:
+            conditional = any(self.items[i].means("cond") for i in clause)
+            negated = False
+            for i in clause:
+                item = self.items[i]
+                found.extend(Verb(a, i, negated, conditional) for a in item.values("verb"))
+                negated = negated or item.means("neg")
+        return tuple(found)
 
     def actions(self, *, negated: bool = False) -> set[str]:
         """The actions asked for in plain (not conditional) clauses; ``negated`` ones or not."""
-        return {v.action for v in self.verbs() if v.negated == negated and not v.conditional}
+        return {v.action for v in self.verbs if v.negated == negated and not v.conditional}
 
     def conditional(self) -> bool:
         """Whether the message has a fallback clause ("si no existe ...")."""
@@ -129,24 +135,24 @@ class Sentence:
 
     # -- quantities -------------------------------------------------------------------------
 
-    def quantities(self, *, units: frozenset[str] = _QUANTITY_UNITS) -> list[Quantity]:
+    @functools.cached_property
+    def quantities(self) -> tuple[Quantity, ...]:
         """Every number outside a date, with the unit written right after it (if any)."""
         found: list[Quantity] = []
         for i, item in enumerate(self.items):
             token = item.token
             if not isinstance(token, Number) or i in self.date_items:
                 continue
-            unit = self.unit_after(i, units)
+            unit = self._unit_after(i)
             end = i + 2 if unit else i + 1
             found.append(Quantity(token, unit, i, end, self.raw(i, end)))
-        return found
+        return tuple(found)
 
-    def unit_after(self, index: int, units: frozenset[str]) -> str | None:
-        """The unit of ``units`` written right after item ``index``, if any."""
+    def _unit_after(self, index: int) -> str | None:
         if index + 1 >= len(self.items):
             return None
         after = self.items[index + 1]
-        return next((u for u in after.values("unit") if u in units), None)
+        return next((u for u in after.values("unit") if u in _QUANTITY_UNITS), None)
 
 
 def read_sentence(text: str, today: dt.date) -> Sentence:

@@ -118,7 +118,7 @@ def _create(s: Sentence) -> CreateRoutine | Unclear:
 
 
 def _name(s: Sentence, colon: int, categories: list[int]) -> str:
-    """ "la rutina Pierna de fuerza", "a strength routine called Legs", "la rutina «Día A»"."""
+    """The name: "la rutina Pierna de fuerza", "a strength routine called Legs", "«Día A»"."""
     called = [i for i in s.where("called") if i < colon]
     nouns = [i for i in s.where("noun", "routine") if i < colon]
     if not called and not nouns:
@@ -160,7 +160,7 @@ def _step(s: Sentence, start: int, end: int) -> RoutineStep | Unclear:
         words.pop(0)
     if not words:
         return Unclear("create_routine", "exercises_missing", subject)
-    quantities = [q for q in s.quantities() if start <= q.index < end]
+    quantities = [q for q in s.quantities if start <= q.index < end]
     for quantity in quantities:
         problem = number_problem(quantity)
         if problem is not None:
@@ -218,7 +218,7 @@ def _series(s: Sentence, start: int, end: int) -> tuple[Decimal, Decimal] | None
 
 
 def _load(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> Decimal | None:
-    """ "con 60 kg", "135 lb", "peso corporal"/"bodyweight" (0 kg)."""
+    """The load: "con 60 kg", "135 lb", "peso corporal"/"bodyweight" (0 kg)."""
     loads = [q for q in quantities if q.unit in _LOAD]
     if len(loads) == 1 and loads[0].number.value is not None:
         return round(loads[0].number.value * _LOAD[loads[0].unit or "kg"], 2)
@@ -228,7 +228,7 @@ def _load(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> Deci
 
 
 def _rest(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> Decimal | None:
-    """ "descanso 90 s", "rest 2 min", "90 s de descanso"."""
+    """The rest: "descanso 90 s", "rest 2 min", "90 s de descanso"."""
     rests = [q for q in quantities if q.unit in _REST]
     said = any(s.items[i].means("rest") for i in range(start, end))
     if len(rests) != 1 or not said or rests[0].number.value is None:

@@ -9,7 +9,7 @@ the one their context needs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -28,7 +28,6 @@ ConceptKind = Literal[
     "unit",  # kg, lb, g, cm, m, in, pct, kcal, s, min, x, day, week
     "noun",  # note, food, exercise, routine, measurement, meals, feature
     "last",  # "the last (N days)"
-    "range",  # between / from / to: a date range
     "category",  # a routine category: strength, hypertrophy, cardio, flexibility
     "muscle",  # a muscle group of the exercise table
     "equipment",  # equipment of the exercise table
@@ -188,11 +187,6 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
     ("month", "11", "noviembre|novembro|november|nov"),
     ("month", "12", "diciembre|dezembro|december|dec|dic|dez"),
     ("last", "", "ultimos|ultimas|ultimo|ultima|last|past|previous|pasados|passados"),
-    (
-        "range",
-        "",
-        "entre|between|desde|hasta|ate|from|to|until|through|al|a|y|e|and|del|de|do",
-    ),
     # -- units ----------------------------------------------------------------------------------
     (
         "unit",
@@ -467,11 +461,6 @@ def tag(text: str, tokens: Sequence[Token]) -> list[Item]:
         items.append(Item(_merge(text, tokens[at : at + size]), concepts))
         at += size
     return items
-
-
-def words_of(items: Iterable[Item]) -> list[str]:
-    """The folded words of ``items`` (numbers and marks left out)."""
-    return [item.norm for item in items if isinstance(item.token, Word)]
 
 
 def _folded_words(text: str) -> frozenset[str]:
