@@ -43,10 +43,10 @@ def parse_meals(s: Sentence) -> Intent | Unclear | None:
     if not (eats or named or logged or s.has("noun", "meals")):
         return None
     plain, negated = s.actions(), s.actions(negated=True)
+    if "save" in plain and plain & {"read", "list", "delete"}:
+        return Unclear("several", "mixed")
     if "delete" in plain:
         return None  # meal items cannot be deleted by this model: the help says what can
-    if "save" in plain and plain & {"read", "list"}:
-        return Unclear("several", "mixed")
     statement = eats and bool(grams) and not s.is_question() and not negated
     if "save" in plain or statement:
         return _add(s)

@@ -64,12 +64,12 @@ def parse_measurements(s: Sentence) -> Intent | Unclear | None:
         return None
     plain, negated = s.actions(), s.actions(negated=True)
     conditional = {v.action for v in s.verbs if v.conditional and not v.negated}
+    if "save" in plain and plain & {"read", "list", "delete"}:
+        return Unclear("several", "mixed")
     if "delete" in plain:
         return None  # measurements cannot be deleted by this model: the help says what can
     if "save" in conditional:
         return Unclear("save_measurement", "conditional")
-    if "save" in plain and plain & {"read", "list"}:
-        return Unclear("several", "mixed")
     has_values = bool(s.quantities)
     if "save" in plain or (has_values and not plain and not negated and not s.is_question()):
         return _save(s)

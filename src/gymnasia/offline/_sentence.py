@@ -15,10 +15,17 @@ import functools
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from ._lex import DateLiteral, Mark, Number, tokenize
+from ..catalog import fold
+from ._lex import DateLiteral, Mark, Number, Word, tokenize
 from ._words import ConceptKind, Item, tag
 
 _CLAUSE_END: Final = frozenset(".;!?")
+_OPENING: Final = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb"}
+_ARTICLES: Final = frozenset(
+    {"a", "an", "the", "el", "la", "los", "las", "un", "una", "o", "os", "as", "um", "uma"}
+    | {"my", "your", "this", "that", "mi", "tu", "su", "meu", "minha", "seu", "sua"}
+)
+_ORDINAL: Final = frozenset({"st", "nd", "rd", "th", "\u00ba", "\u00aa"})
 _QUANTITY_UNITS: Final = frozenset({"kg", "lb", "g", "cm", "m", "in", "pct", "kcal", "s", "min"})
 DateProblem = Literal["date_bad", "year_missing"]
 
@@ -121,9 +128,18 @@ class Sentence:
             negated = False
             for i in clause:
                 item = self.items[i]
-                found.extend(Verb(a, i, negated, conditional) for a in item.values("verb"))
+                if not self._noun_after_article(i):
+                    found.extend(Verb(a, i, negated, conditional) for a in item.values("verb"))
                 negated = negated or item.means("neg")
         return tuple(found)
+
+    def _noun_after_article(self, index: int) -> bool:
+        """ "a check", "the record", "la lista": a verb's word used as a noun. After "a", an
+        infinitive ("a guardar") is still a verb."""
+        if index == 0:
+            return False
+        before, word = self.items[index - 1].norm, self.items[index].norm
+        return before in _ARTICLES and not (before == "a" and word.endswith("r"))
 
     def actions(self, *, negated: bool = False) -> set[str]:
         """The actions asked for in plain (not conditional) clauses; ``negated`` ones or not."""
@@ -157,10 +173,38 @@ class Sentence:
 
 def read_sentence(text: str, today: dt.date) -> Sentence:
     """Analyse ``text``; relative dates count from ``today``."""
-    items = tuple(tag(text, tokenize(text)))
+    items = _unquote(tuple(tag(text, tokenize(text))))
     clause_of = _clauses(items)
     dates, used = _dates(text, items, today)
     return Sentence(text, items, today, clause_of, frozenset(used), tuple(dates))
+
+
+def _quoted(items: tuple[Item, ...]) -> set[int]:
+    """Indexes of the items between quotation marks ("…", “…”, «…»). A straight double quote
+    right after a number is an inch mark (32"), not a quotation mark."""
+    inside: set[int] = set()
+    opened: tuple[int, str] | None = None
+    for i, item in enumerate(items):
+        mark = item.token.text if isinstance(item.token, Mark) else ""
+        inch = mark == '"' and i > 0 and items[i - 1].token.end == item.token.start
+        if opened is None and mark in _OPENING and not inch:
+            opened = (i, _OPENING[mark])
+        elif opened is not None and mark == opened[1]:
+            inside.update(range(opened[0] + 1, i))
+            opened = None
+    return inside
+
+
+def _unquote(items: tuple[Item, ...]) -> tuple[Item, ...]:
+    """Quoted material is mentioned, not meant: its numbers, dates and words stand for
+    nothing (``as written: {"date": "02/01/2020"}`` is no date of the request)."""
+    quoted = _quoted(items)
+    return tuple(
+        Item(Word(item.token.text, item.token.start, item.token.end, fold(item.token.text)))
+        if i in quoted
+        else item
+        for i, item in enumerate(items)
+    )
 
 
 def _clauses(items: tuple[Item, ...]) -> tuple[int, ...]:
@@ -220,15 +264,17 @@ def _skip(items: tuple[Item, ...], index: int, step: int, words: frozenset[str])
     return index
 
 
-_GLUE: Final = frozenset({"de", "of", ",", "the", "del"})
+_GLUE: Final = frozenset({"de", "of", ",", "the", "del"}) | _ORDINAL
+_BEFORE_MONTH: Final = frozenset({"de", "of", "the"}) | _ORDINAL
 
 
 def _written_date(
     text: str, items: tuple[Item, ...], month_at: int
 ) -> tuple[DateRef, set[int]] | None:
     """A month name with its day (before or after it) and year: "4 de enero de 2020",
-    "January 4, 2020", "4 January 2020"; a day and month without a year is kept as a problem."""
-    before = _skip(items, month_at - 1, -1, frozenset({"de", "of", "the"}))
+    "January 4, 2020", "the 4th of January 2020"; a day and month without a year is kept as
+    a problem."""
+    before = _skip(items, month_at - 1, -1, _BEFORE_MONTH)
     after = _skip(items, month_at + 1, 1, _GLUE)
     day_at = before if _number_at(items, before, 1, 31) is not None else None
     if day_at is None and _number_at(items, after, 1, 31) is not None:
