@@ -118,7 +118,7 @@ def open_coach(
     probe = build_tools(store, feedback=feedback)
     fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in probe})
     tools = build_tools(store, fault_plan, feedback)
-    chosen = model if model is not None else OfflineModel(lang=lang)
+    chosen = model if model is not None else OfflineModel(lang=lang, today=today)
     secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]
     agent = Agent(
         model=chosen,

@@ -453,3 +453,24 @@ def test_a_key_in_the_environment_does_not_switch_the_provider(new_gym: GymFacto
     g = new_gym("env-key")
     turn, _ = g.ask("hola", env=clean_env(ANTHROPIC_API_KEY="sk-ant-test-not-real"))
     assert turn["provider"] == "offline"
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"),
+    [
+        ("es", "¿Cuánto pesaba ayer?"),
+        ("pt", "Quanto eu pesava ontem?"),
+        ("en", "What did I weigh yesterday?"),
+    ],
+)
+def test_today_reaches_the_offline_model(new_gym: GymFactory, lang: str, message: str) -> None:
+    """``--today`` fixes "today" for the offline Coach too: "yesterday" is the day before it."""
+    gymnasium = new_gym(f"today-{lang}")
+    gymnasium.seed("2020-01-04", "77.4")
+    proc = gymnasium.run("ask", message, "--json", "--today", "2020-01-05", "--lang", lang)
+    assert proc.returncode == 0, proc.stderr
+    result = one_json(proc)
+    assert [(c["name"], c["arguments"]) for c in result["tool_calls"]] == [
+        ("read_measurement", {"date": "2020-01-04"})
+    ]
+    assert SHOWN_77_4[lang] in result["reply"]
