@@ -176,7 +176,9 @@ class Agent:
         conversation_id = conversation_id or new_conversation_id()
         with self._holding(conversation_id, lease) as held:
             if held.orphaned:  # its last writer died: settle what it left unsettled
-                self.executor.reconcile(conversation_id=conversation_id, orphaned=True)
+                self.executor.reconcile(
+                    conversation_id=conversation_id, lang=self.lang, orphaned=True
+                )
             messages = self.journal.load(conversation_id)
             if _unanswered(messages):
                 raise TurnPendingError(conversation_id)
