@@ -22,6 +22,7 @@ model's answer.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -250,33 +251,40 @@ def token_counts(data: object, names: Mapping[str, str]) -> dict[str, int]:
 class CallIds:
     """Wire ids for one request: ``wire`` applied (the API's own id rules), unique across the
     conversation (some servers reuse ``call_0`` every turn), and each result gets its own
-    call's id. Deterministic, so the same transcript always yields the same request."""
+    call's id. Deterministic, so the same transcript always yields the same request.
+
+    A call's candidates are ``wire(id)``, then ``wire(id#1)``, ``wire(id#2)``, ...; it takes
+    the first one not yet used. Used ids are only ever added, so every candidate an earlier
+    namesake passed over is still taken: the search resumes where that namesake stopped, and
+    a transcript that reuses one id for every call maps in linear time."""
 
     def __init__(self, wire: Callable[[str], str]) -> None:
         self._wire = wire
         self._used: set[str] = set()
-        self._open: list[tuple[str, str]] = []
+        self._next: dict[str, int] = {}
+        self._open: dict[str, collections.deque[str]] = {}
 
     def start_turn(self) -> None:
         """An assistant message begins: its calls are the ones the next results answer."""
-        self._open = []
+        self._open = {}
 
     def for_call(self, call_id: str) -> str:
         """The wire id of a call (unique in this request)."""
-        wire, repeat = self._wire(call_id), 0
+        repeat = self._next.get(call_id, 0)
+        wire = self._wire(f"{call_id}#{repeat}" if repeat else call_id)
         while wire in self._used:
             repeat += 1
             wire = self._wire(f"{call_id}#{repeat}")
+        self._next[call_id] = repeat + 1
         self._used.add(wire)
-        self._open.append((call_id, wire))
+        self._open.setdefault(call_id, collections.deque()).append(wire)
         return wire
 
     def for_result(self, call_id: str) -> str:
         """The wire id of the call this result answers (its first unanswered namesake)."""
-        for index, (open_id, wire) in enumerate(self._open):
-            if open_id == call_id:
-                del self._open[index]
-                return wire
+        waiting = self._open.get(call_id)
+        if waiting:
+            return waiting.popleft()
         return self._wire(call_id)
 
 
