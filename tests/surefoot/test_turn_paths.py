@@ -646,3 +646,37 @@ def test_a_handler_slower_than_its_lease_is_not_reconciled_away(db: Database) ->
     assert outcome[0].calls[0].outcome == Ok({"sent": "hi"})
     assert [(e.state, e.attempt) for e in agent.writes()] == [("committed", 1)]
     assert len(app.effects()) == 1
+
+
+# -- Ctrl-C during a write ---------------------------------------------------------------------
+
+
+def test_ctrl_c_inside_a_write_leaves_it_for_the_next_resume_to_settle(db: Database) -> None:
+    """A KeyboardInterrupt inside an atomic write: the effect rolls back, the write is marked
+    unknown on the way out (not left pending for a lease's time) and the conversation is let
+    go; the next resume settles it as not applied at once, without asking the model."""
+    app = NotesApp(db)
+
+    def interrupt(point: str, tool: str) -> None:
+        if tool == "add_item" and point == "before_commit":
+            raise KeyboardInterrupt
+
+    app.on = interrupt
+    agent = Agent(
+        model=ScriptedModel([turn(call("add_item", {"name": "x"}))]),
+        tools=app.tools(),
+        lang="en",
+        ledger=SqlLedger(db),
+        journal=SqlJournal(db),
+    )
+    with pytest.raises(KeyboardInterrupt):
+        _run(agent.run_turn("add x", conversation_id="c1"))
+    assert [e.state for e in agent.writes()] == ["unknown"]
+    app.on = None
+    result = _run(agent.resume("c1"))  # the conversation was released: no wait, no busy
+    (record,) = result.calls
+    assert isinstance(record.outcome, ToolError)
+    assert record.outcome.code == "not_applied"
+    assert (result.stop_reason, result.model_requests) == ("stop_turn", 0)
+    assert app.items() == []
+    assert [e.state for e in agent.writes()] == ["failed"]
