@@ -8,10 +8,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench install clean
 
-$(STAMP): pyproject.toml
+# Both distributions are installed editable from packages/, with the development tools of the
+# root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade).
+$(STAMP): pyproject.toml packages/surefoot/pyproject.toml packages/gymnasia/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=25.1'
+	$(PY) -m pip install --quiet --disable-pip-version-check \
+		-e 'packages/surefoot[providers,postgres]' -e 'packages/gymnasia[web]' --group dev
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -25,8 +28,8 @@ test: lint
 	exit $$rc
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/ruff check packages tests benchmarks
+	$(VENV)/bin/ruff format --check packages tests benchmarks
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)

@@ -64,7 +64,7 @@ def _data_dir() -> Path:
     package_file = getattr(gymnasia, "__file__", None)
     if package_file is not None:  # a regular package with an __init__.py
         return Path(package_file).parent / "data"
-    return Path(__file__).parents[2] / "src" / "gymnasia" / "data"
+    return Path(__file__).parents[2] / "packages" / "gymnasia" / "src" / "gymnasia" / "data"
 
 
 def _load(name: str) -> list[dict[str, Any]]:
