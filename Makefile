@@ -6,16 +6,26 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench install clean
+.PHONY: demo test lint bench install clean lock docs
 
 # Both distributions are installed editable from packages/, with the development tools of the
-# root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade).
-$(STAMP): pyproject.toml packages/surefoot/pyproject.toml packages/gymnasia/pyproject.toml
+# root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade), at
+# the versions pinned in constraints.txt (`make lock` regenerates it).
+$(STAMP): pyproject.toml packages/surefoot/pyproject.toml packages/gymnasia/pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=25.1'
-	$(PY) -m pip install --quiet --disable-pip-version-check \
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt \
 		-e 'packages/surefoot[providers,postgres]' -e 'packages/gymnasia[web]' --group dev
 	@touch $(STAMP)
+
+# uv resolves the workspace; the lock is exported as plain pins. uv.lock itself is not kept: it
+# records the index's address beside every package, and the repository names no index.
+lock: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check uv
+	$(VENV)/bin/uv lock
+	$(VENV)/bin/uv export --frozen --all-packages --all-extras --group dev --no-hashes \
+		--no-emit-workspace --no-annotate --no-header --output-file constraints.txt
+	rm -f uv.lock
 
 install: $(STAMP)
 

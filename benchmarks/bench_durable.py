@@ -1,11 +1,11 @@
 """What durability costs: per tool round and per write, in memory, on a SQLite file and on
-PostgreSQL, side by side in one run (DESIGN §9).
+PostgreSQL, side by side in one run.
 
 A turn is a scripted model asking for ``R`` rounds of one sync tool call each, then answering.
 The cost of a round is the slope between turns of 1 and of ``1 + N`` rounds; the cost of a write
 is a write round minus a read round. Commits are counted by wrapping ``Database.transaction``
 (fsyncs can't be traced here): a *commit* is a transaction that changed something (what an
-fsync is paid for), a *transaction* is any round trip. DESIGN's budget: two commits per round
+fsync is paid for), a *transaction* is any round trip. The budget: two commits per round
 (the model's response before its tools run, then the outcomes), plus claim and finalize for a
 write.
 
@@ -33,17 +33,16 @@ from typing import Any
 
 from surefoot import (
     Agent,
-    Database,
     ModelRequest,
     SqlDiagnostics,
     SqlJournal,
     SqlLedger,
     ToolContext,
-    ToolResultsMessage,
     ToolSet,
-    UserMessage,
     open_database,
 )
+from surefoot.messages import ToolResultsMessage, UserMessage
+from surefoot.sql import Database
 from surefoot.testing import FunctionModel, call, turn
 
 PG_DEFAULT = os.environ.get("SUREFOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
@@ -275,7 +274,7 @@ def report(rows: list[Row]) -> None:
             f"{row.round_transactions:6.1f}   {writes}"
         )
     print(
-        "\nDESIGN §9 budget: 2 commits per tool round, +2 per write (claim and finalize; for an "
+        "\nBudget: 2 commits per tool round, +2 per write (claim and finalize; for an "
         "atomic write, claim and the write's own transaction)."
     )
     for row in rows[1:]:

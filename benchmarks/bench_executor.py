@@ -1,4 +1,4 @@
-"""Executor overhead per tool call, against the hand-written minimum, in the same run (DESIGN §9).
+"""Executor overhead per tool call, against the hand-written minimum, in the same run.
 
 The minimum: ``json.loads`` the arguments, validate them with a compiled pydantic model, call a
 sync function inside ``try/except``, ``json.dumps`` the result. surefoot: the same arguments
@@ -28,16 +28,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from surefoot import (
-    Agent,
-    CalendarDate,
-    Executor,
-    MemoryJournal,
-    ToolCall,
-    ToolSet,
-    TurnState,
-    to_wire_text,
-)
+from surefoot import Agent, CalendarDate, MemoryJournal, ToolSet
+from surefoot.executor import Executor, TurnState
+from surefoot.messages import ToolCall
+from surefoot.outcome import to_wire_text
 from surefoot.testing import ScriptedModel, turn
 
 RAW = '{"date": "2020-01-01", "weight_kg": 76.5}'

@@ -1,4 +1,4 @@
-"""Building a provider request from a long transcript: linear in its length (DESIGN §9).
+"""Building a provider request from a long transcript: linear in its length.
 
 Each adapter's pure ``build_request`` maps transcripts of 100, 1,000 and 10,000 messages
 (turns of user text, a tool call, its result and the answer) to a request body, once with
@@ -25,11 +25,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from surefoot import (
+from surefoot import ModelRequest, Ok
+from surefoot.messages import (
     AssistantMessage,
     Message,
-    ModelRequest,
-    Ok,
     TextPart,
     ToolCall,
     ToolResult,

@@ -1,4 +1,4 @@
-"""Acceptance scenarios 1 and 4 (DESIGN §7), written once for every provider.
+"""Acceptance scenarios 1 and 4, written once for every provider.
 
 The same functions run against the offline model, the fake provider servers on 127.0.0.1 and,
 opt-in, the real Anthropic, OpenAI and Google APIs (tests/live). Each takes a ``RunAsk``: a

@@ -1,5 +1,5 @@
-"""The acceptance scenarios (DESIGN §7) through the real command line, offline, one process per
-command (DESIGN §10 surfaces: ``ask --json``, data commands, fault modes, usage errors)."""
+"""The acceptance scenarios through the real command line, offline, one process per
+command (its documented surfaces: ``ask --json``, data commands, fault modes, usage errors)."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def scenario_1(request: pytest.FixtureRequest, new_gym: GymFactory) -> Any:
 
 
 def test_scenario_1_prints_one_json_object_with_the_contract_keys(scenario_1: Any) -> None:
-    """``ask --json`` prints exactly one JSON object with the §10 keys (calls with theirs)."""
+    """``ask --json`` prints exactly one JSON object with the documented keys."""
     _, _, turn, _ = scenario_1
     assert set(turn) == TURN_KEYS
     assert turn["version"] == 1

@@ -1,4 +1,4 @@
-"""Data commands for diet and training: meals, routines, foods, exercises (DESIGN §10).
+"""Data commands for diet and training: meals, routines, foods, exercises.
 
 They run ``gymnasia.cli.main`` in-process (argv set for the call) so exit codes and the one-line
 error contract are those a person sees; two tests run the real entry point in a subprocess.

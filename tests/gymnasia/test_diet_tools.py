@@ -1,4 +1,4 @@
-"""Diet tools: search_foods, read_meal, add_meal_food (DESIGN §7, §10), through the executor."""
+"""Diet tools: search_foods, read_meal, add_meal_food, through the executor."""
 
 from __future__ import annotations
 
@@ -15,19 +15,9 @@ from gymnasia import catalog, meals
 from gymnasia.faults import Faults
 from gymnasia.store import GymStore
 from gymnasia.tools import build_tools
-from surefoot import (
-    Agent,
-    CallRecord,
-    Database,
-    Executor,
-    Lang,
-    Ok,
-    SqlLedger,
-    ToolError,
-    ToolSet,
-    TurnState,
-    open_database,
-)
+from surefoot import Agent, Lang, Ok, SqlLedger, ToolError, ToolSet, open_database
+from surefoot.executor import CallRecord, Executor, TurnState
+from surefoot.sql import Database
 from surefoot.testing import ScriptedModel, call, turn
 
 DAY = "2020-01-02"

@@ -20,20 +20,18 @@ import pytest
 
 from surefoot import (
     Agent,
-    Database,
-    Executor,
     Ok,
     Recovery,
     SqlDiagnostics,
     SqlJournal,
     SqlLedger,
-    ToolCall,
     ToolError,
     ToolSet,
-    TurnState,
-    message_to_json,
     open_database,
 )
+from surefoot.executor import Executor, TurnState
+from surefoot.messages import ToolCall, message_to_json
+from surefoot.sql import Database
 
 sys.path.insert(0, str(Path(__file__).parent))
 

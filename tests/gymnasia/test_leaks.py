@@ -1,4 +1,4 @@
-"""Leak tests (DESIGN §2, §3, §8): an exception carrying a secret, a path and SQL never reaches
+"""Leak tests: an exception carrying a secret, a path and SQL never reaches
 anything the model or a program reading ``--json`` sees; it is kept in the local diagnostics,
 with configured keys redacted."""
 
@@ -19,7 +19,8 @@ import pytest
 
 from gymnasia.app import Coach, open_coach
 from gymnasia.render import turn_json
-from surefoot import SqlDiagnostics, TurnResult, message_to_json
+from surefoot import SqlDiagnostics, TurnResult
+from surefoot.messages import message_to_json
 from surefoot.testing import ScriptedModel, call, turn
 
 SECRET = "sk-test-SECRET123"

@@ -18,19 +18,9 @@ from gymnasia.offline._intents import NEEDS_FIELD, Action, Problem, SaveMeasurem
 from gymnasia.offline._lex import DateLiteral, Number, tokenize
 from gymnasia.offline._replies import Replies
 from gymnasia.texts import t
-from surefoot import (
-    LANGS,
-    Lang,
-    ModelRequest,
-    Ok,
-    Outcome,
-    Recovery,
-    ToolError,
-    ToolResult,
-    ToolResultsMessage,
-    ToolSpec,
-    UserMessage,
-)
+from surefoot import Lang, ModelRequest, Ok, Outcome, Recovery, ToolError
+from surefoot.messages import ToolResult, ToolResultsMessage, ToolSpec, UserMessage
+from surefoot.outcome import LANGS
 from surefoot.testing import call, turn
 
 TODAY = dt.date(2024, 3, 10)

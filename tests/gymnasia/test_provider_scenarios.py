@@ -1,9 +1,9 @@
-"""The acceptance scenarios (DESIGN §7: 1, 2, 4, 5, 6, and a provider outage) for every wire API,
+"""The acceptance scenarios (1, 2, 4, 5, 6, and a provider outage) for every wire API,
 through the real ``gymnasia ask --json`` in a subprocess, against surefoot's strict fake provider
 servers on 127.0.0.1, scripted with the turns a model would produce.
 
-Besides the ``--json`` contract (DESIGN §10) every test that can asserts on the request bodies the
-official SDK actually sent, where the error mark lives (DESIGN §5): Anthropic ``tool_result``
+Besides the ``--json`` contract every test that can asserts on the request bodies the
+official SDK actually sent, where the error mark lives: Anthropic ``tool_result``
 ``is_error: true`` with content; OpenAI ``function_call_output`` with the envelope in ``output``
 and no extra field; Google ``function_result`` with ``name``, ``is_error: true`` and an object
 ``result``; Chat Completions ``role: "tool"`` with the envelope in ``content``.
@@ -377,7 +377,7 @@ def wire_results(provider: str, body: dict[str, Any]) -> list[WireResult]:
 
 def assert_carries(provider: str, result: WireResult, name: str, outcome: dict[str, Any]) -> None:
     """``result`` carries the ``--json`` ``outcome`` of tool ``name``, with the provider's
-    error mark exactly when the outcome is an error (DESIGN §5)."""
+    error mark exactly when the outcome is an error."""
     is_error = "ok" not in outcome
     assert result.payload == (outcome if is_error else outcome["ok"]), (result.item, outcome)
     item = result.item

@@ -1,4 +1,4 @@
-"""Replay fidelity (DESIGN §6): a Gymnasia turn whose journal holds successes that read like
+"""Replay fidelity: a Gymnasia turn whose journal holds successes that read like
 errors and real errors (with details) is recorded live; a new process loads the journal and
 rebuilds every provider request byte for byte, marks included, on SQLite and PostgreSQL."""
 
@@ -20,7 +20,7 @@ COMMON = '''
 import datetime as dt, importlib, json, sys
 
 from gymnasia.app import open_coach
-from surefoot import ModelRequest, message_to_json
+from surefoot.messages import ModelRequest, message_to_json
 
 ADAPTERS = ("anthropic", "openai_responses", "google_interactions", "openai_chat")
 TODAY = dt.date(2020, 1, 5)
@@ -47,7 +47,7 @@ def wire(request):
 RECORD = (
     COMMON
     + """
-from surefoot import ReasoningPart, TextPart, ToolCall, AssistantMessage
+from surefoot.messages import ReasoningPart, TextPart, ToolCall, AssistantMessage
 from surefoot.testing import FunctionModel, call, turn
 
 db, conversation, out = sys.argv[1:4]

@@ -1,6 +1,6 @@
 """Crash and resume in Gymnasia, on SQLite and PostgreSQL: a process killed in the middle of
 a turn is finished by ``gymnasia resume`` without doing a committed write again, and the
-``--fault`` modes reconcile from the ledger (DESIGN §4, §6, §10)."""
+``--fault`` modes reconcile from the ledger."""
 
 from __future__ import annotations
 
@@ -15,18 +15,10 @@ from typing import Any
 
 import pytest
 
-from surefoot import (
-    AssistantMessage,
-    Database,
-    LedgerEntry,
-    Message,
-    Ok,
-    SqlDiagnostics,
-    SqlJournal,
-    SqlLedger,
-    ToolResultsMessage,
-    open_database,
-)
+from surefoot import Ok, SqlDiagnostics, SqlJournal, SqlLedger, open_database
+from surefoot.ledger import LedgerEntry
+from surefoot.messages import AssistantMessage, Message, ToolResultsMessage
+from surefoot.sql import Database
 
 SAVE = "Save my weight: 77.4 kg on 2020-01-04."
 DAY = "2020-01-04"
@@ -39,7 +31,8 @@ from gymnasia.app import open_coach
 from gymnasia.faults import Faults
 from gymnasia.offline import OfflineModel
 from gymnasia.tools import build_tools
-from surefoot import Agent, ToolResultsMessage
+from surefoot import Agent
+from surefoot.messages import ToolResultsMessage
 
 db, point, conversation = sys.argv[1:4]
 

@@ -20,14 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from surefoot import (
-    AssistantMessage,
-    Message,
-    SqlJournal,
-    ToolResultsMessage,
-    UserMessage,
-    open_database,
-)
+from surefoot import SqlJournal, open_database
+from surefoot.messages import AssistantMessage, Message, ToolResultsMessage, UserMessage
 from surefoot.testing import FakeOpenAIChatServer, call, turn
 from surefoot.testing._http import RecordedRequest, Reply
 

@@ -1,4 +1,4 @@
-"""Training tools: search_exercises, read_routines, create_routine (DESIGN §7, §10)."""
+"""Training tools: search_exercises, read_routines, create_routine."""
 
 from __future__ import annotations
 
@@ -15,17 +15,9 @@ from gymnasia import catalog
 from gymnasia.faults import Faults
 from gymnasia.store import GymStore
 from gymnasia.tools import build_tools
-from surefoot import (
-    Database,
-    Executor,
-    Lang,
-    Ok,
-    SqlLedger,
-    ToolError,
-    ToolSet,
-    TurnState,
-    open_database,
-)
+from surefoot import Lang, Ok, SqlLedger, ToolError, ToolSet, open_database
+from surefoot.executor import Executor, TurnState
+from surefoot.sql import Database
 from surefoot.testing import call
 
 

@@ -21,7 +21,8 @@ from fastapi.testclient import TestClient
 
 from gymnasia.store import GymStore
 from gymnasia.web import create_app
-from surefoot import ToolResultsMessage, open_database
+from surefoot import open_database
+from surefoot.messages import ToolResultsMessage
 
 BASE = "http://127.0.0.1:8000"
 SCENARIO_1 = "Consulta mi peso del 2020-01-02. Si no existe, consulta 2020-01-01."

@@ -25,16 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from surefoot import (
-    Database,
-    Ok,
-    ReconcileResult,
-    Recovery,
-    ToolContext,
-    ToolError,
-    ToolSet,
-    Tx,
-)
+from surefoot import Ok, ReconcileResult, Recovery, ToolContext, ToolError, ToolSet
+from surefoot.sql import Database, Tx
 
 MIGRATIONS = [
     """

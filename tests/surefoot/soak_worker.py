@@ -31,7 +31,7 @@ lease, take its write over and SIGCONT it.
 Mutants, only for the soak's mutation controls:
 
 * ``retry_unknown`` an ``Executor`` that re-runs a write whose outcome is ``outcome_unknown``
-  or ``not_applied`` under a new claim: the automatic retry DESIGN §3 forbids;
+  or ``not_applied`` under a new claim: the automatic retry the decision table forbids;
 * ``early_ack``     the worker logs a write as confirmed as soon as its effect is made, before
   the ledger commit.
 """
@@ -51,23 +51,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from surefoot import (
-    Claim,
-    Database,
-    Executor,
-    LedgerState,
-    Ok,
-    ReconcileResult,
-    SqlLedger,
-    ToolCall,
-    ToolContext,
-    ToolError,
-    ToolSet,
-    TurnState,
-    Tx,
-    canonical_json,
-    open_database,
-)
+from surefoot import Ok, ReconcileResult, SqlLedger, ToolContext, ToolError, ToolSet, open_database
+from surefoot.executor import Executor, TurnState
+from surefoot.ledger import Claim, LedgerState, canonical_json
+from surefoot.messages import ToolCall
+from surefoot.sql import Database, Tx
 
 TOOLS = ("atomic_write", "plain_write")
 POINTS = ("after_claim", "after_effect", "in_finalize", "before_ack")

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from surefoot import AssistantMessage, Message, ModelRequest, ToolSpec, UserMessage
+from surefoot import ModelRequest
+from surefoot.messages import AssistantMessage, Message, ToolSpec, UserMessage
 from surefoot.providers import anthropic, google_interactions, openai_chat, openai_responses
 from surefoot.testing import (
     _fake_anthropic,

@@ -1,4 +1,4 @@
-"""A crash soak of the write ledger (DESIGN §4, §8): worker processes run writes through
+"""A crash soak of the write ledger: worker processes run writes through
 surefoot's ``Executor`` on one SQLite file while a nemesis SIGKILLs them at random and at fail
 points, and holds one past its lease with SIGSTOP. Checked before reconciliation: no
 confirmed write lost, at most one effect per write, matching arguments, no effect behind a

@@ -1,5 +1,5 @@
-"""The executor against every row of the DESIGN §3 decision table (plus §4 idempotency and the
-§10 batch rules). Handlers record their calls, so each test proves whether a handler ran."""
+"""The executor against every row of the decision table (plus idempotency keys and the
+batch rules). Handlers record their calls, so each test proves whether a handler ran."""
 
 from __future__ import annotations
 
@@ -14,22 +14,21 @@ import pytest
 from surefoot import (
     CalendarDate,
     Detail,
-    Executor,
     Ledger,
-    MemoryDiagnostics,
     MemoryLedger,
     Ok,
     Recovery,
     Redactor,
     SqlLedger,
-    ToolCall,
     ToolContext,
     ToolError,
     ToolSet,
-    TurnState,
     open_database,
-    to_wire_text,
 )
+from surefoot.diagnostics import MemoryDiagnostics
+from surefoot.executor import Executor, TurnState
+from surefoot.messages import ToolCall
+from surefoot.outcome import to_wire_text
 from surefoot.testing import call
 
 LEAKY = "disk I/O error at /srv/data/users.db while running SELECT * FROM secrets"
@@ -624,7 +623,7 @@ def test_async_reads_overlap_and_writes_are_barriers() -> None:
 
 
 def test_sync_handlers_run_inline_on_the_loop_thread() -> None:
-    """A sync tool runs on the event loop's thread: no worker-thread hop (DESIGN §9)."""
+    """A sync tool runs on the event loop's thread: no worker-thread hop."""
     seen: list[int] = []
     tools = ToolSet()
 
@@ -716,7 +715,7 @@ def test_committed_key_is_replayed_without_running_the_handler() -> None:
 
 
 def test_identical_writes_in_one_turn_are_distinct_writes() -> None:
-    """Two identical calls in one turn get ordinals 0 and 1: two keys, two runs (DESIGN §10)."""
+    """Two identical calls in one turn get ordinals 0 and 1: two keys, two runs."""
     calls = Calls()
     batch = _run(
         Executor(_tools(calls)), [call("save", {"value": "a"}), call("save", {"value": "a"})]

@@ -2,11 +2,69 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import subprocess
 import sys
 
+import pytest
+
 import surefoot
 import surefoot.testing
+
+# The top level is what an app author touches; changing it is an API change, so it is pinned.
+TOP_LEVEL = [
+    "Agent", "Approval", "Arguments", "CalendarDate", "ConfigurationError",
+    "ConversationBusyError", "Detail", "Diagnostic", "ErrorCode", "Journal", "Lang", "Ledger",
+    "MemoryJournal", "MemoryLedger", "Model", "ModelRequest", "ModelResponse", "Ok", "Outcome",
+    "PendingConfirmation", "ProviderConnectionError", "ProviderError", "ReconcileResult",
+    "Recovery", "Redactor", "SqlDiagnostics", "SqlJournal", "SqlLedger", "StopReason",
+    "StoreError", "SurefootError", "Tool", "ToolContext", "ToolError", "ToolSet", "TurnEvent",
+    "TurnPendingError", "TurnResult", "open_database",
+]  # fmt: skip
+
+TESTING = [
+    "FakeAnthropicServer", "FakeGoogleInteractionsServer", "FakeHTTPServer",
+    "FakeOpenAIChatServer", "FakeOpenAIResponsesServer", "FunctionModel", "RecordedRequest",
+    "Reply", "ScriptError", "ScriptedModel", "Step", "call", "rechunk", "sse_event", "turn",
+    "write_transcript",
+]  # fmt: skip
+
+SUBMODULES = ["messages", "outcome", "ledger", "journal", "sql", "diagnostics", "executor"]
+
+
+def test_top_level_is_pinned_and_small() -> None:
+    """The top-level namespace is exactly the curated list, and stays at most 40 names."""
+    assert surefoot.__all__ == TOP_LEVEL
+    assert len(surefoot.__all__) <= 40
+
+
+def test_testing_exports_are_pinned() -> None:
+    """``surefoot.testing`` exports what tests of an app need, and only that."""
+    assert sorted(surefoot.testing.__all__) == sorted(TESTING)
+
+
+@pytest.mark.parametrize("name", SUBMODULES)
+def test_public_submodules_export_real_objects(name: str) -> None:
+    """Each documented submodule lists sorted, importable names."""
+    module = importlib.import_module(f"surefoot.{name}")
+    assert module.__all__ == sorted(module.__all__, key=lambda n: (not n.isupper(), n))
+    for attr in module.__all__:
+        assert getattr(module, attr) is not None, attr
+
+
+def test_every_internal_name_has_a_public_home() -> None:
+    """Nothing the old flat namespace offered is lost: each name is in one public module."""
+    homes = set(surefoot.__all__) | set(surefoot.testing.__all__)
+    for name in SUBMODULES:
+        homes |= set(importlib.import_module(f"surefoot.{name}").__all__)
+    for needed in ("Executor", "LedgerEntry", "Lease", "ToolCall", "to_wire", "Database", "Tx"):
+        assert needed in homes
+
+
+def test_version_matches_the_distribution() -> None:
+    """``surefoot.__version__`` is the installed distribution's version."""
+    assert surefoot.__version__ == importlib.metadata.version("surefoot")
 
 
 def test_all_is_sorted_and_importable() -> None:

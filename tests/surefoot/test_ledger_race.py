@@ -1,5 +1,5 @@
 """Eight processes race for the same write key, round after round: the database decides,
-exactly one claim owns each key, and exactly one effect lands per key (DESIGN §4, §8)."""
+exactly one claim owns each key, and exactly one effect lands per key."""
 
 from __future__ import annotations
 

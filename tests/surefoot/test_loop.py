@@ -1,4 +1,4 @@
-"""The turn loop (DESIGN §3, §5, §6): it obeys stop_turn locally, enforces the round limit,
+"""The turn loop: it obeys stop_turn locally, enforces the round limit,
 answers every call exactly once, streams text, resumes without redoing a committed write, and
 tells a provider failure apart from a local one."""
 
@@ -12,34 +12,43 @@ import pytest
 
 from surefoot import (
     Agent,
-    AssistantMessage,
-    HarnessMessage,
     MemoryJournal,
     MemoryLedger,
-    Message,
     ModelRequest,
     Ok,
     ProviderConnectionError,
     ProviderError,
-    ScriptError,
     SqlJournal,
     SqlLedger,
-    TextDelta,
     ToolContext,
     ToolError,
-    ToolResultsMessage,
     ToolSet,
     TurnEvent,
     TurnResult,
-    UserMessage,
     open_database,
 )
-from surefoot.testing import FunctionModel, ScriptedModel, Step, call, turn, write_transcript
+from surefoot.messages import (
+    AssistantMessage,
+    HarnessMessage,
+    Message,
+    TextDelta,
+    ToolResultsMessage,
+    UserMessage,
+)
+from surefoot.testing import (
+    FunctionModel,
+    ScriptedModel,
+    ScriptError,
+    Step,
+    call,
+    turn,
+    write_transcript,
+)
 
 Lang = Literal["es", "pt", "en"]
 LANGS: tuple[Lang, ...] = ("es", "pt", "en")
 
-# What the conservative stop message means (DESIGN §3), as each language says it.
+# What the conservative stop message means, as each language says it.
 CANT_CONFIRM = {
     "es": ("no puede confirmar", "dos veces"),
     "pt": ("não consegue confirmar", "duas vezes"),

@@ -1,4 +1,4 @@
-"""The outcome contract (DESIGN §2): the envelope's exact fields and values, the tagged record
+"""The outcome contract: the envelope's exact fields and values, the tagged record
 form used by journals and ``--json``, and the guards on building a ``ToolError``."""
 
 from __future__ import annotations
@@ -8,18 +8,8 @@ from typing import Any
 
 import pytest
 
-from surefoot import (
-    Detail,
-    ErrorCode,
-    Ok,
-    Recovery,
-    ToolError,
-    envelope_to_error,
-    from_record,
-    to_record,
-    to_wire,
-    to_wire_text,
-)
+from surefoot import Detail, ErrorCode, Ok, Recovery, ToolError
+from surefoot.outcome import envelope_to_error, from_record, to_record, to_wire, to_wire_text
 
 MESSAGE = (
     "No existe un registro de medidas para el 2020-01-02. Esto no dice nada sobre otras fechas."
@@ -44,7 +34,7 @@ def _envelope(**overrides: Any) -> dict[str, Any]:
 
 
 def test_envelope_is_exactly_the_design_example() -> None:
-    """A domain error serializes to exactly the envelope of DESIGN §2, fields in that order."""
+    """A domain error serializes to exactly the documented envelope, fields in that order."""
     error = ToolError("not_found", MESSAGE, Recovery.CHOOSE_ALTERNATIVE)
     wire = to_wire(error)
     assert wire == {
@@ -89,7 +79,7 @@ def test_recoverable_is_false_exactly_for_stop_turn(recovery: Recovery) -> None:
 
 
 def test_recovery_values_are_the_three_of_the_contract() -> None:
-    """The recovery directives are exactly the three DESIGN §2 names."""
+    """The recovery directives are exactly the three documented names."""
     assert {r.value for r in Recovery} == {"correct_arguments", "choose_alternative", "stop_turn"}
 
 

@@ -1,4 +1,4 @@
-"""Property tests over tool arguments (DESIGN §8 "bad input"): whatever a model sends, the
+"""Property tests over tool arguments (bad input): whatever a model sends, the
 executor never raises, invalid input always yields ``invalid_arguments`` without running the
 handler, and valid input runs it exactly once."""
 
@@ -15,17 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import Field
 
-from surefoot import (
-    CalendarDate,
-    Executor,
-    MemoryLedger,
-    Ok,
-    Recovery,
-    ToolCall,
-    ToolError,
-    ToolSet,
-    TurnState,
-)
+from surefoot import CalendarDate, MemoryLedger, Ok, Recovery, ToolError, ToolSet
+from surefoot.executor import Executor, TurnState
+from surefoot.messages import ToolCall
 
 FIELDS = frozenset({"date", "weight_kg", "note"})
 SETTINGS = settings(
@@ -77,7 +69,7 @@ class Harness:
 
 
 def is_valid(arguments: object) -> bool:
-    """An oracle written from DESIGN §10, independent of the validator under test."""
+    """An oracle written from the documented argument rules, independent of the validator."""
     if not isinstance(arguments, dict) or set(arguments) - FIELDS:
         return False
     if "date" not in arguments or "weight_kg" not in arguments:

@@ -19,38 +19,39 @@ import pytest
 from surefoot import (
     Agent,
     Approval,
-    AssistantMessage,
-    Database,
     Detail,
     Diagnostic,
     ErrorCode,
-    Executor,
-    FencedError,
-    HarnessMessage,
     MemoryLedger,
-    Message,
     Ok,
-    ReasoningPart,
     ReconcileResult,
     Recovery,
     SqlDiagnostics,
     SqlJournal,
     SqlLedger,
     StoreError,
-    TextPart,
     Tool,
-    ToolCall,
     ToolContext,
     ToolError,
-    ToolResult,
-    ToolResultsMessage,
     ToolSet,
-    TurnState,
-    UserMessage,
-    message_to_json,
     open_database,
 )
 from surefoot._journal import approval_id
+from surefoot.executor import Executor, TurnState
+from surefoot.ledger import FencedError
+from surefoot.messages import (
+    AssistantMessage,
+    HarnessMessage,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    UserMessage,
+    message_to_json,
+)
+from surefoot.sql import Database
 from surefoot.testing import ScriptedModel, call, turn, write_transcript
 
 EFFECTS = ["CREATE TABLE t_effects (key TEXT NOT NULL, note TEXT NOT NULL)"]
@@ -826,7 +827,8 @@ def test_two_workers_migrating_at_once_both_succeed(
 
 APPEND_MANY = """
 import pathlib, sys, time
-from surefoot import ConversationBusyError, SqlJournal, UserMessage, open_database
+from surefoot import ConversationBusyError, SqlJournal, open_database
+from surefoot.messages import UserMessage
 from surefoot.testing import write_transcript
 url, ready, start, me = sys.argv[1:5]
 db = open_database(url)

@@ -53,25 +53,20 @@ from hypothesis.stateful import (
 
 from surefoot import (
     Agent,
-    AssistantMessage,
     ConversationBusyError,
-    Database,
-    Executor,
-    Message,
     ModelRequest,
     Ok,
     Recovery,
     SqlJournal,
     SqlLedger,
-    ToolCall,
     ToolError,
-    ToolResultsMessage,
     TurnPendingError,
-    TurnState,
-    UserMessage,
     open_database,
 )
 from surefoot._executor import _Prepared
+from surefoot.executor import Executor, TurnState
+from surefoot.messages import AssistantMessage, Message, ToolCall, ToolResultsMessage, UserMessage
+from surefoot.sql import Database
 from surefoot.testing import FunctionModel, call, turn
 
 sys.path.insert(0, str(Path(__file__).parent))

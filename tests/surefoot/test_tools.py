@@ -1,4 +1,4 @@
-"""Declaring tools (DESIGN §2, §4, §10): the JSON Schema sent to providers, strict validation
+"""Declaring tools: the JSON Schema sent to providers, strict validation
 of what comes back, and the declaration mistakes that must fail loudly."""
 
 from __future__ import annotations

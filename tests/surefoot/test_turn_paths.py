@@ -21,11 +21,7 @@ import pytest
 
 from surefoot import (
     Agent,
-    AssistantMessage,
     ConversationBusyError,
-    Database,
-    HarnessMessage,
-    Message,
     Ok,
     Recovery,
     SqlDiagnostics,
@@ -34,13 +30,19 @@ from surefoot import (
     Tool,
     ToolContext,
     ToolError,
-    ToolResult,
-    ToolResultsMessage,
     ToolSet,
     TurnResult,
-    UserMessage,
     open_database,
 )
+from surefoot.messages import (
+    AssistantMessage,
+    HarnessMessage,
+    Message,
+    ToolResult,
+    ToolResultsMessage,
+    UserMessage,
+)
+from surefoot.sql import Database
 from surefoot.testing import FunctionModel, ScriptedModel, call, turn, write_transcript
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -19,9 +19,8 @@ from surefoot import (
     ToolError,
     ToolSet,
     TurnResult,
-    from_record,
-    to_record,
 )
+from surefoot.outcome import from_record, to_record
 from surefoot.testing import ScriptedModel, call, turn
 
 tools = ToolSet()

@@ -15,32 +15,34 @@ from hypothesis import strategies as st
 
 from surefoot import (
     Agent,
-    AssistantMessage,
     CalendarDate,
     Detail,
-    HarnessMessage,
     MemoryJournal,
-    Message,
     ModelRequest,
     ModelResponse,
     Ok,
     ProviderConnectionError,
     ProviderError,
-    ReasoningPart,
     Recovery,
+    ToolError,
+    ToolSet,
+)
+from surefoot.messages import (
+    AssistantMessage,
+    HarnessMessage,
+    Message,
+    ReasoningPart,
     ResponseDone,
     StreamEvent,
     TextDelta,
     TextPart,
     ToolCall,
-    ToolError,
     ToolResult,
     ToolResultsMessage,
-    ToolSet,
     ToolSpec,
     UserMessage,
-    to_wire_text,
 )
+from surefoot.outcome import to_wire_text
 from surefoot.providers._ids import wire_id
 from surefoot.providers.anthropic import (
     AnthropicModel,

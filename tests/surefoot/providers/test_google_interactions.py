@@ -17,26 +17,28 @@ from hypothesis import strategies as st
 
 from surefoot import (
     Agent,
-    AssistantMessage,
     CalendarDate,
     Detail,
-    HarnessMessage,
     ModelRequest,
     ModelResponse,
     Ok,
     ProviderConnectionError,
     ProviderError,
-    ReasoningPart,
     Recovery,
+    ToolError,
+    ToolSet,
+    TurnEvent,
+)
+from surefoot.messages import (
+    AssistantMessage,
+    HarnessMessage,
+    ReasoningPart,
     TextDelta,
     TextPart,
     ToolCall,
-    ToolError,
     ToolResult,
     ToolResultsMessage,
-    ToolSet,
     ToolSpec,
-    TurnEvent,
     UserMessage,
 )
 from surefoot.providers.google_interactions import (

@@ -15,33 +15,34 @@ from hypothesis import strategies as st
 
 from surefoot import (
     Agent,
-    AssistantMessage,
     CalendarDate,
     Detail,
-    HarnessMessage,
     MemoryJournal,
-    Message,
     ModelRequest,
     ModelResponse,
     Ok,
     ProviderConnectionError,
     ProviderError,
-    ReasoningPart,
     Recovery,
+    ToolError,
+    ToolSet,
+)
+from surefoot.messages import (
+    AssistantMessage,
+    HarnessMessage,
+    Message,
+    ReasoningPart,
     ResponseDone,
     StreamEvent,
     TextDelta,
     TextPart,
     ToolCall,
-    ToolError,
     ToolResult,
     ToolResultsMessage,
-    ToolSet,
     ToolSpec,
     UserMessage,
-    envelope_to_error,
-    to_wire_text,
 )
+from surefoot.outcome import envelope_to_error, to_wire_text
 from surefoot.providers.anthropic import AnthropicModel
 from surefoot.providers.openai_responses import (
     OpenAIResponsesModel,
@@ -572,7 +573,7 @@ def test_parsed_parts_keep_item_ids_status_and_phase() -> None:
 
 def test_item_ids_survive_the_journal() -> None:
     """A transcript stored as JSON and read back builds the same request, ids included."""
-    from surefoot import message_from_json, message_to_json
+    from surefoot.messages import message_from_json, message_to_json
 
     messages = exchange(NOT_FOUND)
     reloaded = [message_from_json(json.loads(json.dumps(message_to_json(m)))) for m in messages]

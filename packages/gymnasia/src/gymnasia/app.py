@@ -12,7 +12,6 @@ import platformdirs
 
 from surefoot import (
     Agent,
-    Database,
     Lang,
     Model,
     Redactor,
@@ -21,6 +20,7 @@ from surefoot import (
     SqlLedger,
     open_database,
 )
+from surefoot.sql import Database
 
 from .faults import Faults
 from .feedback import FeedbackSettings

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from surefoot import LANGS, Lang
+from surefoot import Lang
+from surefoot.outcome import LANGS
 
 NUTRIENTS: Final = ("energy_kcal", "protein_g", "carbs_g", "fat_g", "fiber_g")
 SEARCH_LIMIT: Final = 15

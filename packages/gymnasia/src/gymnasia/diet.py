@@ -1,4 +1,4 @@
-"""Diet tools: the bundled food table and the user's meal log (DESIGN §7, §10).
+"""Diet tools: the bundled food table and the user's meal log.
 
 A meal's nutrients are always computed here, from the food table and the logged grams; the
 model gives only which food and how much (any other field is rejected by the schema), so a

@@ -1,7 +1,7 @@
 """Fault injection for QA and tests: off by default, loudly reported when on.
 
 ``--fault TOOL:MODE`` makes a named tool's storage fail, for every call of that tool for the
-process's life (DESIGN §10):
+process's life:
 
 * ``read_error``     a read tool's storage read raises;
 * ``before_commit``  a write raises inside its transaction, before commit: nothing persists;

@@ -19,7 +19,7 @@ How each answer becomes an outcome (docs/feedback.md explains every row)::
     5xx, any other transport error   raises → the harness asks the hook, else outcome_unknown
 
 The request goes through ``httpx`` with transport retries off and explicit timeouts: a write
-is sent at most once per approved call (DESIGN §3). The token is sent only in the
+is sent at most once per approved call. The token is sent only in the
 ``Authorization`` header; it is kept out of every message, result, exception and ``repr``.
 """
 
@@ -236,7 +236,7 @@ class GitHubIssues:
         return httpx.Client(
             base_url=settings.api_url.rstrip("/"),
             # retries=0: httpx retries only failed connects, but a write path runs with every
-            # retry off, explicitly (DESIGN §3). A given transport (tests) replaces it.
+            # retry off, explicitly. A given transport (tests) replaces it.
             transport=self._transport or httpx.HTTPTransport(retries=0),
             timeout=timeout,
             follow_redirects=False,

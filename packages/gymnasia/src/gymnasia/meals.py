@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from surefoot import LANGS, Lang
+from surefoot import Lang
+from surefoot.outcome import LANGS
 
 from .catalog import fold
 

@@ -8,11 +8,13 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from surefoot import CallRecord, Ok, ToolError, TurnResult, to_record
+from surefoot import Ok, ToolError, TurnResult
+from surefoot.executor import CallRecord
+from surefoot.outcome import to_record
 
 
 def call_json(record: CallRecord) -> dict[str, Any]:
-    """One tool call as ``--json`` lists it (DESIGN §10)."""
+    """One tool call as ``--json`` lists it."""
     call = record.call
     return {
         "call_id": call.call_id,

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
-from surefoot import Database, Tx
+from surefoot.sql import Database, Tx
 
 from .catalog import fold
 

@@ -1,4 +1,4 @@
-"""The Coach's tools (names and arguments are a contract: DESIGN §7, §10).
+"""The Coach's tools (names and arguments are a contract the CLI, web app and tests rely on).
 
 Every tool returns typed data or a contract error; none reports success for something it did
 not do. Writes are atomic with the ledger: the effect and the ledger's ``committed`` record

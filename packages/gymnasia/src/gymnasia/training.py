@@ -1,4 +1,4 @@
-"""Training tools: the bundled exercise table and the user's routines (DESIGN §7, §10)."""
+"""Training tools: the bundled exercise table and the user's routines."""
 
 from __future__ import annotations
 

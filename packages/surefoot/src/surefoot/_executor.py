@@ -70,7 +70,7 @@ class TurnState:
 
     conversation_id: str
     user_turn: int
-    lang: Lang = "es"
+    lang: Lang = "en"
     stopped: bool = False
     failures: dict[str, tuple[str, int, ToolError]] = field(default_factory=dict)
     ordinals: dict[str, int] = field(default_factory=dict)

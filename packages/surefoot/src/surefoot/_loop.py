@@ -125,7 +125,7 @@ class Agent:
         model: Model,
         tools: ToolSet,
         system: str | None = None,
-        lang: Lang = "es",
+        lang: Lang = "en",
         app_name: str = "surefoot",
         max_rounds: int = 10,
         guard_limit: int = 2,
@@ -291,6 +291,10 @@ class Agent:
     def exists(self, conversation_id: str) -> bool:
         """Whether this user has a conversation ``conversation_id``."""
         return self.journal.exists(conversation_id)
+
+    def transcript(self, conversation_id: str) -> list[Message]:
+        """The conversation's messages as the journal keeps them (empty if there is none)."""
+        return list(self.journal.load(conversation_id))
 
     def turn_model(self, conversation_id: str) -> ModelRef | None:
         """The model the conversation's last turn runs on (a resume must use it)."""

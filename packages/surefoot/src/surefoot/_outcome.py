@@ -18,7 +18,7 @@ localized message, a recovery directive and optional structured details. The err
 by the program when the outcome is built and travels with it; nothing downstream re-derives it
 from text.
 
-On the wire an error is the versioned envelope (DESIGN §2)::
+On the wire an error is the versioned envelope::
 
     {"kind": "tool_error", "version": 1, "is_error": true, "error": "not_found",
      "message": "...", "recovery": "choose_alternative", "recoverable": true}

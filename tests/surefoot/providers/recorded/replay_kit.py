@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from surefoot import StreamEvent
+from surefoot.messages import StreamEvent
 from surefoot.testing import _fake_anthropic as fake_anthropic
 from surefoot.testing import _fake_google as fake_google
 from surefoot.testing import _fake_openai_chat as fake_chat

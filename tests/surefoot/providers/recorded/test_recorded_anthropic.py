@@ -17,11 +17,9 @@ from replay_kit import (
     unexplained,
 )
 
-from surefoot import (
+from surefoot import ModelRequest, ModelResponse, Ok
+from surefoot.messages import (
     AssistantMessage,
-    ModelRequest,
-    ModelResponse,
-    Ok,
     ReasoningPart,
     ResponseDone,
     TextDelta,
@@ -31,8 +29,8 @@ from surefoot import (
     ToolResultsMessage,
     ToolSpec,
     UserMessage,
-    to_wire_text,
 )
+from surefoot.outcome import to_wire_text
 from surefoot.providers.anthropic import AnthropicModel, build_messages
 from surefoot.providers.google_interactions import GoogleInteractionsModel
 from surefoot.providers.openai_responses import OpenAIResponsesModel

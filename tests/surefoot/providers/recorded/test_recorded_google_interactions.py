@@ -14,10 +14,8 @@ from typing import Any
 import pytest
 from replay_kit import ReplayServer, collect, events_reply, json_reply, load, run
 
-from surefoot import (
-    ModelRequest,
-    ModelResponse,
-    Ok,
+from surefoot import ModelRequest, ModelResponse, Ok
+from surefoot.messages import (
     ReasoningPart,
     ResponseDone,
     TextDelta,

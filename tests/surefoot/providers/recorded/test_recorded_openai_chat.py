@@ -19,12 +19,8 @@ from replay_kit import (
     unexplained,
 )
 
-from surefoot import (
-    ModelRequest,
-    ModelResponse,
-    Ok,
-    Outcome,
-    ProviderError,
+from surefoot import ModelRequest, ModelResponse, Ok, Outcome, ProviderError
+from surefoot.messages import (
     ReasoningPart,
     ResponseDone,
     TextDelta,
@@ -33,8 +29,8 @@ from surefoot import (
     ToolResultsMessage,
     ToolSpec,
     UserMessage,
-    to_wire_text,
 )
+from surefoot.outcome import to_wire_text
 from surefoot.providers.openai_chat import LimitParameter, OpenAIChatModel, limit_parameter_for
 from surefoot.testing._http import RecordedRequest, Reply
 

@@ -23,26 +23,20 @@ from replay_kit import (
     unexplained,
 )
 
-from surefoot import (
+from surefoot import ModelRequest, ModelResponse, Ok, Outcome, ProviderError, Recovery, ToolError
+from surefoot.messages import (
     AssistantMessage,
-    ModelRequest,
-    ModelResponse,
-    Ok,
-    Outcome,
-    ProviderError,
     ReasoningPart,
-    Recovery,
     ResponseDone,
     TextDelta,
     TextPart,
     ToolCall,
-    ToolError,
     ToolResult,
     ToolResultsMessage,
     ToolSpec,
     UserMessage,
-    to_wire_text,
 )
+from surefoot.outcome import to_wire_text
 from surefoot.providers.anthropic import AnthropicModel
 from surefoot.providers.google_interactions import GoogleInteractionsModel
 from surefoot.providers.openai_responses import OpenAIResponsesModel, build_input

@@ -10,12 +10,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from surefoot import (
-    LANGS,
-    Lang,
-    StoreError,
-    open_database,
-)
+from surefoot import Lang, StoreError, open_database
+from surefoot.outcome import LANGS
 
 from .. import meals
 from ..app import default_db_path

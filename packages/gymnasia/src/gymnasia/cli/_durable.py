@@ -15,7 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from surefoot import LEDGER_STATES, Lang, LedgerState, PendingConfirmation
+from surefoot import Lang, PendingConfirmation
+from surefoot.ledger import LEDGER_STATES, LedgerState
 
 from ..app import Coach, open_coach
 from ..texts import t

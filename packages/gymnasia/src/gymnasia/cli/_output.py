@@ -9,13 +9,9 @@ from typing import Any
 
 import typer
 
-from surefoot import (
-    CallRecord,
-    Lang,
-    TextDelta,
-    TurnEvent,
-    TurnResult,
-)
+from surefoot import Lang, TurnEvent, TurnResult
+from surefoot.executor import CallRecord
+from surefoot.messages import TextDelta
 
 from .. import render
 from ..app import Coach

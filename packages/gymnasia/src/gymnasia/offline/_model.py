@@ -10,13 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import AsyncIterator, Sequence
 
-from surefoot import (
+from surefoot import Lang, ModelRequest, ModelResponse, Outcome
+from surefoot.messages import (
     AssistantMessage,
-    Lang,
     Message,
-    ModelRequest,
-    ModelResponse,
-    Outcome,
     StreamEvent,
     TextPart,
     ToolCall,

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from surefoot import Outcome, Recovery, ToolCall, ToolError
+from surefoot import Outcome, Recovery, ToolError
+from surefoot.messages import ToolCall
 
 from .. import catalog
 from ._intents import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from surefoot import LANGS, Lang
+from surefoot import Lang
+from surefoot.outcome import LANGS
 
 _UI: Final[dict[str, dict[Lang, str]]] = {
     "nav_chat": {"es": "Chat", "pt": "Chat", "en": "Chat"},

@@ -11,7 +11,8 @@ from html import escape
 from typing import Any, Final
 from urllib.parse import urlencode
 
-from surefoot import LANGS, Lang
+from surefoot import Lang
+from surefoot.outcome import LANGS
 
 from ..store import MEASUREMENT_FIELDS
 from ..texts import APP_NAME, number, t

@@ -1,4 +1,4 @@
-"""``gymnasia serve``: the web app over one Coach (DESIGN §7, §10).
+"""``gymnasia serve``: the web app over one Coach.
 
 Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
 ``/measurements`` (table and weight chart). API::
@@ -43,22 +43,16 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from starlette.types import Scope
 
-from surefoot import (
-    Agent,
+from surefoot import Agent, ConversationBusyError, Lang, Model, Redactor, TurnEvent, TurnResult
+from surefoot.executor import CallRecord
+from surefoot.journal import Lease
+from surefoot.messages import (
     AssistantMessage,
-    CallRecord,
-    ConversationBusyError,
     HarnessMessage,
-    Lang,
-    Lease,
     Message,
-    Model,
-    Redactor,
     TextDelta,
     ToolCall,
     ToolResultsMessage,
-    TurnEvent,
-    TurnResult,
     UserMessage,
 )
 
@@ -282,10 +276,10 @@ class _Web:
     # -- the journal -----------------------------------------------------------------------
 
     def conversations(self, limit: int = 100) -> list[dict[str, Any]]:
-        journal = self.coach.agent.journal
+        agent = self.coach.agent
         out = []
-        for cid in journal.conversations()[:limit]:
-            messages = journal.load(cid)
+        for cid in agent.conversations()[:limit]:
+            messages = agent.transcript(cid)
             first = next((m.text for m in messages if isinstance(m, UserMessage)), "")
             out.append(
                 {
@@ -420,7 +414,7 @@ def _read_api(app: FastAPI, web: _Web) -> None:
 
     @app.get("/api/conversations/{conversation_id}")
     async def conversation(conversation_id: ConversationId) -> Response:
-        messages = agent.journal.load(conversation_id)
+        messages = agent.transcript(conversation_id)
         if not messages:
             return web.json({"error": "not_found"}, 404)
         return web.json(
