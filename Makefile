@@ -42,8 +42,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check packages tests benchmarks
 	$(VENV)/bin/mypy
 
+# The docs site (MkDocs Material + mkdocstrings), built offline; any warning fails the build.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 bench: $(STAMP)
 	$(PY) benchmarks/bench_executor.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
