@@ -7,6 +7,7 @@
   ``<!-- docs-test: skip, needs NAME_API_KEY -->``, and the next ```python block of the page is
   its twin against a fake server (``surefoot.testing.Fake...Server``). A skipped block is still
   compiled.
+* The API reference (``docs/reference``) documents every name of every public module.
 * A page whose blocks need PostgreSQL says ``<!-- docs-test: postgresql -->``; it runs against
   a fresh schema of the test server, whose URL its code reads from ``DATABASE_URL``.
 * Every ```sh block that runs ``gymnasia``, and every inline ```gymnasia ...``` in the text,
@@ -16,6 +17,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 from dataclasses import dataclass
@@ -249,3 +251,61 @@ def test_shell_commands_exist(where: str, words: list[str]) -> None:
         option = word.partition("=")[0]
         if option.startswith("--"):
             assert option in known, f"{where}: `gymnasia {' '.join(path)}` has no {option}"
+
+
+# -- the API reference covers the public API -----------------------------------------------------
+
+PUBLIC_MODULES = [
+    "surefoot",
+    "surefoot.messages",
+    "surefoot.outcome",
+    "surefoot.ledger",
+    "surefoot.journal",
+    "surefoot.sql",
+    "surefoot.diagnostics",
+    "surefoot.executor",
+    "surefoot.providers",
+    "surefoot.testing",
+]
+_DIRECTIVE = re.compile(r"^::: (?P<target>[\w.]+)\s*$")
+_MEMBER = re.compile(r"^ +- (?P<name>\w+)\s*$")
+
+
+def documented_members() -> dict[str, set[str] | None]:
+    """For each ``::: target`` of the reference pages, the members it renders (None: all)."""
+    found: dict[str, set[str] | None] = {}
+    for page in sorted((ROOT / "docs" / "reference").glob("*.md")):
+        target: str | None = None
+        for line in page.read_text(encoding="utf-8").splitlines():
+            directive = _DIRECTIVE.match(line)
+            if directive is not None:
+                target = directive["target"]
+                found[target] = None
+            elif target is not None and line.strip() == "members:":
+                found[target] = set()
+            elif target is not None and (member := _MEMBER.match(line)) is not None:
+                listed = found[target]
+                assert listed is not None, f"{page.name}: a member outside a members: list"
+                listed.add(member["name"])
+            elif line and not line.startswith(" "):
+                target = None
+    return found
+
+
+@pytest.mark.parametrize("module", PUBLIC_MODULES)
+def test_the_reference_documents_every_public_name(module: str) -> None:
+    """Each name of a public module's ``__all__`` is rendered on its page, or (the same object
+    re-exported) on the top-level page; each name a page lists exists."""
+    documented = documented_members()
+    assert module in documented, f"no reference page renders {module}"
+    imported = importlib.import_module(module)
+    top = importlib.import_module("surefoot")
+    top_names = documented["surefoot"] or set()
+    listed = documented[module]
+    for name in listed or ():
+        assert hasattr(imported, name), f"the reference lists {module}.{name}, which is gone"
+    for name in imported.__all__:
+        if listed is None or name in listed:
+            continue
+        same = name in top_names and getattr(top, name, None) is getattr(imported, name)
+        assert same, f"{module}.{name} is public but the reference does not document it"

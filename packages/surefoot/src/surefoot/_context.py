@@ -17,9 +17,16 @@ if TYPE_CHECKING:
 class ToolContext:
     """Passed to handlers that declare a first parameter ``ctx: ToolContext``.
 
-    ``key`` is the harness-minted idempotency key of a write (None for reads); it is stable
-    across re-plans, resumes and workers, so an external service can use it to deduplicate
-    or to find the effect again.
+    Attributes:
+        call_id: The provider's id of the call (not unique: some servers reuse ids).
+        tool: The tool's name.
+        conversation_id: The conversation the call belongs to.
+        lang: The language of the turn, for messages the handler writes.
+        key: The harness-minted idempotency key of a write (None for reads). It is stable
+            across re-plans, resumes and workers, so an external service can use it to
+            deduplicate or to find the effect again.
+        attempt: The ledger attempt this run of the write holds (its fence).
+        app: The ``app_context`` the agent was given.
     """
 
     call_id: str

@@ -56,7 +56,16 @@ Decision = Callable[[ToolCall, Tool], bool | None]
 
 @dataclass(frozen=True, slots=True)
 class CallRecord:
-    """One call and its one outcome (``key``: the write's idempotency key)."""
+    """One call and its one outcome.
+
+    Attributes:
+        call: The call as the model made it.
+        outcome: Its one outcome, ``Ok`` or ``ToolError``.
+        executed: Whether its handler ran in this attempt (False for a refused call, and
+            for a write answered from the ledger).
+        key: A write's idempotency key (None for reads and for calls refused before one
+            was minted).
+    """
 
     call: ToolCall
     outcome: Outcome

@@ -89,7 +89,20 @@ class PendingConfirmation:
 
 @dataclass(frozen=True, slots=True)
 class TurnResult:
-    """How one user turn ended."""
+    """How one user turn ended.
+
+    Attributes:
+        conversation_id: The conversation (a new one unless ``run_turn`` was given one).
+        reply: The text for the person: the model's, or the harness's own when it ended
+            the turn.
+        reply_author: Who wrote ``reply``: ``"model"`` or ``"harness"``.
+        stop_reason: Why the turn ended.
+        model_requests: Requests made to the model in this turn.
+        calls: Every call of the turn with its one outcome, in order.
+        pending_confirmation: The call waiting for a person, when ``stop_reason`` is
+            ``awaiting_confirmation``.
+        provider_error: The provider's failure, when ``stop_reason`` is ``provider_error``.
+    """
 
     conversation_id: str
     reply: str
@@ -117,7 +130,28 @@ _REASON_BY_FINISH: dict[str, StopReason] = {"max_tokens": "max_tokens", "refusal
 
 
 class Agent:
-    """A model, its tools and the rules that bind them."""
+    """A model, its tools and the rules that bind them.
+
+    Args:
+        model: What answers the requests: a provider adapter (``surefoot.providers``), or a
+            test double (``surefoot.testing``).
+        tools: The tools the model may call.
+        system: The system prompt.
+        lang: The language of the harness's own messages (to the model and in its replies).
+        app_name: How the harness's replies name the application ("{app} stopped...").
+        max_rounds: Tool rounds per user turn; past them the turn ends with ``round_limit``.
+        guard_limit: How often one exact call may fail in a turn before the turn stops.
+        lease_seconds: How long a hold on a conversation, or a claim on a write, lasts
+            without renewal (both are renewed while work runs).
+        stream: Ask the model for streamed responses (text reaches ``on_event`` as it
+            arrives).
+        ledger: Where writes are claimed and settled (a ``MemoryLedger`` if not given).
+        journal: Where transcripts, leases and approvals live (a ``MemoryJournal`` if not
+            given). It must belong to the same user as the ledger.
+        diagnostics: Where the exceptions of failed calls are kept (in memory if not given).
+        redactor: Removes secrets from diagnostics.
+        app_context: Passed to handlers as ``ctx.app`` (a database handle, settings).
+    """
 
     def __init__(
         self,

@@ -67,7 +67,21 @@ class Arguments(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class Tool:
-    """A declared tool. Build it with ``ToolSet.tool`` or ``Tool.from_function``."""
+    """A declared tool. Build it with ``ToolSet.tool`` or ``Tool.from_function``.
+
+    Attributes:
+        name: The name the model calls it by (letters, digits and ``_``, at most 64).
+        description: What the model reads about it (the function's docstring by default).
+        handler: The function that runs it.
+        arguments: The strict pydantic model its arguments are validated against.
+        effect: ``"read"`` or ``"write"``; a write gets an idempotency key and a ledger entry.
+        idempotent: Doing the write twice is the same as once.
+        confirm: A person approves each call of the write before it runs.
+        reconcile: ``reconcile(key, arguments)``: whether a write whose fate is unknown took
+            effect (``Ok``), provably did not (``"absent"``) or cannot be told (None).
+        wants_context: The handler takes a ``ToolContext`` first.
+        is_async: The handler is a coroutine function.
+    """
 
     name: str
     description: str
