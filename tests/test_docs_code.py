@@ -309,3 +309,21 @@ def test_the_reference_documents_every_public_name(module: str) -> None:
             continue
         same = name in top_names and getattr(top, name, None) is getattr(imported, name)
         assert same, f"{module}.{name} is public but the reference does not document it"
+
+
+# -- the docs point only inside the repository ---------------------------------------------------
+
+_LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids(PAGES))
+def test_pages_point_only_inside_the_repository(page: Path) -> None:
+    """No page names a document that is not in the repository, and relative links resolve."""
+    text = page.read_text(encoding="utf-8")
+    for outside in ("DESIGN", "STYLE.md", "§"):
+        assert outside not in text, f"{page.name} refers to {outside!r}, outside the repository"
+    for link in _LINK.finditer(text):
+        target = link["target"].partition("#")[0]
+        if not target or "://" in target or target.startswith("mailto:"):
+            continue
+        assert (page.parent / target).exists(), f"{page.name}: the link {target} leads nowhere"
