@@ -44,7 +44,7 @@ lint: $(STAMP)
 
 # The docs site (MkDocs Material + mkdocstrings), built offline; any warning fails the build.
 docs: $(STAMP)
-	$(VENV)/bin/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_executor.py
