@@ -5,8 +5,8 @@
   Tracebacks point at the page and its line.
 * A block may be skipped only when it needs a real provider's API key: the line before it is
   ``<!-- docs-test: skip, needs NAME_API_KEY -->``, and the next ```python block of the page is
-  its twin against a fake server (``surefoot.testing.Fake...Server``). A skipped block is still
-  compiled.
+  its twin against a fake server (``surefoot.testing.Fake...Server``). A skipped block is
+  compiled, never run, even with the key set: a plain pytest never calls a paid API.
 * The API reference (``docs/reference``) documents every name of every public module.
 * A page whose blocks need PostgreSQL says ``<!-- docs-test: postgresql -->``; it runs against
   a fresh schema of the test server, whose URL its code reads from ``DATABASE_URL``.
