@@ -32,7 +32,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/gymnasia demo
 
-test: lint
+test: lint docs
 	@$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: nothing was proven" >&2; exit 1; fi; \
 	exit $$rc
