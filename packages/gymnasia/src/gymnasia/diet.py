@@ -14,7 +14,17 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
-from surefoot import CalendarDate, Lang, Recovery, ToolContext, ToolError, ToolSet
+from surefoot import (
+    CalendarDate,
+    Detail,
+    ErrorCode,
+    Lang,
+    Recovery,
+    ToolContext,
+    ToolError,
+    ToolSet,
+)
+from surefoot.sql import Tx
 
 from . import catalog, meals
 from .faults import Faults
@@ -44,6 +54,10 @@ Meal = Annotated[
 ]
 FoodId = Annotated[
     str, Field(min_length=1, max_length=100, description="A food id, as search_foods returns.")
+]
+ItemId = Annotated[
+    int,
+    Field(ge=1, description="The id of one logged food (item_id, as read_meal returns it)."),
 ]
 Grams = Annotated[float, Field(ge=1, le=5000, description="How much was eaten, in grams (1-5000).")]
 Query = Annotated[
@@ -92,16 +106,22 @@ def totals(items: Iterable[tuple[str, float]]) -> dict[str, float]:
 
 
 def meal_json(
-    date: dt.date, meal: str, items: Sequence[tuple[str, float]], lang: Lang
+    date: dt.date,
+    meal: str,
+    items: Sequence[tuple[str, float]],
+    lang: Lang,
+    ids: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """One meal as the tools return it: its ``(food_id, grams)`` items, in order, with their
-    nutrients and the meal's totals, all computed from the food table."""
+    nutrients and the meal's totals, all computed from the food table. With ``ids`` (one per
+    item) each item also carries its ``item_id``, which edit and delete take."""
     rows: list[dict[str, Any]] = []
     unknown: list[str] = []
-    for food_id, grams in items:
+    for index, (food_id, grams) in enumerate(items):
         food = catalog.foods().get(food_id)
         amounts = _amounts(food_id, grams)
-        row: dict[str, Any] = {"food_id": food_id, "name": food.name(lang) if food else None}
+        row: dict[str, Any] = {} if ids is None else {"item_id": ids[index]}
+        row.update({"food_id": food_id, "name": food.name(lang) if food else None})
         row["grams"] = grams
         for nutrient in catalog.NUTRIENTS:
             row[nutrient] = None if amounts is None else _round(amounts[nutrient])
@@ -154,8 +174,7 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
         computed from the food table. A meal with nothing logged has no items; that says
         nothing about the other meals."""
         faults.on_read(ctx.tool)
-        logged = store.meal_items(date, meal)
-        return meal_json(date, meal, [(food, grams) for _, food, grams in logged], ctx.lang)
+        return logged_meal(store, date, meal, ctx.lang)
 
     @tools.tool(effect="write", atomic=True)
     def add_meal_food(
@@ -172,9 +191,84 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
             )
         with store.transaction() as tx:
             store.add_meal_item(tx, date, meal, food_id, grams)
-            logged = store.meal_items(date, meal, tx=tx)
-            saved = meal_json(date, meal, [(f, g) for _, f, g in logged], ctx.lang)
+            saved = logged_meal(store, date, meal, ctx.lang, tx=tx)
             faults.before_commit(ctx)
             ctx.commit_in(tx, saved)
         faults.after_commit(ctx)
         return saved
+
+    @tools.tool(effect="write", atomic=True)
+    def edit_meal_item(
+        ctx: ToolContext,
+        item_id: ItemId,
+        grams: Grams | None = None,
+        food_id: FoodId | None = None,
+        meal: Meal | None = None,
+        date: Annotated[
+            CalendarDate | None, Field(description="Move the item to this calendar date.")
+        ] = None,
+    ) -> dict[str, Any] | ToolError:
+        """Correct one food already logged (its item_id comes from read_meal): a new amount,
+        another food, or move it to another meal or date. What is not given is kept. Returns
+        the meal the item is now in, with totals computed from the food table."""
+        changes: dict[str, Any] = {
+            name: value
+            for name, value in (("grams", grams), ("food_id", food_id), ("meal", meal))
+            if value is not None
+        }
+        if date is not None:
+            changes["date"] = date
+        if not changes:
+            return ToolError(
+                ErrorCode.INVALID_ARGUMENTS,
+                t(ctx.lang, "no_changes"),
+                Recovery.CORRECT_ARGUMENTS,
+                details=(Detail("grams", "no change given", "at least one change"),),
+            )
+        if food_id is not None and food_id not in catalog.foods():
+            return ToolError(
+                "not_found",
+                t(ctx.lang, "food_unknown_change", food_id=food_id),
+                Recovery.CHOOSE_ALTERNATIVE,
+            )
+        with store.transaction() as tx:
+            item = store.update_meal_item(tx, item_id, changes)
+            if item is None:
+                message = t(ctx.lang, "meal_item_not_found", item_id=item_id)
+                return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+            day = dt.date.fromisoformat(item["date"])
+            saved = logged_meal(store, day, item["meal"], ctx.lang, tx=tx)
+            saved["item_id"] = item_id
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, saved)
+        faults.after_commit(ctx)
+        return saved
+
+    @tools.tool(effect="write", confirm=True, atomic=True)
+    def delete_meal_item(ctx: ToolContext, item_id: ItemId) -> dict[str, Any] | ToolError:
+        """Delete one food logged in a meal (its item_id comes from read_meal). A person must
+        confirm it. Returns the deleted item and the meal as it is left."""
+        with store.transaction() as tx:
+            item = store.delete_meal_item(tx, item_id)
+            if item is None:
+                message = t(ctx.lang, "meal_item_not_found", item_id=item_id)
+                return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+            day = dt.date.fromisoformat(item["date"])
+            deleted = {
+                "deleted": item,
+                "meal": logged_meal(store, day, item["meal"], ctx.lang, tx=tx),
+            }
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, deleted)
+        faults.after_commit(ctx)
+        return deleted
+
+
+def logged_meal(
+    store: GymStore, date: dt.date, meal: str, lang: Lang, *, tx: Tx | None = None
+) -> dict[str, Any]:
+    """One meal of ``date`` as logged (as ``tx`` sees it, when given), with item ids."""
+    entries = store.meal_entries(date, meal, tx=tx)
+    return meal_json(
+        date, meal, [(food, grams) for _, _, food, grams in entries], lang, [e[0] for e in entries]
+    )

@@ -6,7 +6,7 @@ write and its ledger record commit in one transaction (``Tx`` is shared with the
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
@@ -91,6 +91,22 @@ MIGRATIONS: Final = [
 ]
 
 
+class DateTaken(Exception):  # noqa: N818 - an expected condition, reported to the caller
+    """A measurement cannot move to ``date``: that date has a record of its own."""
+
+    def __init__(self, date: dt.date) -> None:
+        super().__init__(date.isoformat())
+        self.date = date
+
+
+class DuplicateRoutine(Exception):  # noqa: N818 - an expected condition, reported to the caller
+    """This user already has a routine called ``name`` (compared without case or accents)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 def measurement_json(row: tuple[Any, ...]) -> dict[str, Any]:
     """A measurement row (date first, then the fields in order) as the tools return it."""
     out: dict[str, Any] = {"date": row[0]}
@@ -124,9 +140,10 @@ class GymStore:
 
     # -- measurements ------------------------------------------------------------------------
 
-    def read_measurement(self, date: dt.date) -> dict[str, Any] | None:
-        """The record for ``date``, or None."""
-        rows = self.db.query(
+    def read_measurement(self, date: dt.date, *, tx: Tx | None = None) -> dict[str, Any] | None:
+        """The record for ``date`` (as ``tx`` sees it, when given), or None."""
+        rows = self._rows(
+            tx,
             f"SELECT {_COLUMNS} FROM gym_measurements WHERE user_id = ? AND date = ?",
             (self.user, date.isoformat()),
         )
@@ -164,6 +181,59 @@ class GymStore:
         )
         return measurement_json(rows[0])
 
+    def update_measurement(
+        self,
+        tx: Tx,
+        date: dt.date,
+        values: dict[str, float],
+        *,
+        clear: Iterable[str] = (),
+        new_date: dt.date | None = None,
+    ) -> dict[str, Any] | None:
+        """Change the record of ``date``: given fields replace, ``clear``ed fields are emptied,
+        the others keep their value, and ``new_date`` moves it. Returns the saved row, or None
+        when ``date`` has no record (nothing changes). Raises ``DateTaken`` when ``new_date``
+        already has a record of its own."""
+        if not self._measured(tx, date):
+            return None
+        target = new_date or date
+        if target != date and self._measured(tx, target):
+            raise DateTaken(target)
+        cleared = [n for n in MEASUREMENT_FIELDS if n in set(clear) and n not in values]
+        names = [n for n in MEASUREMENT_FIELDS if n in values]
+        sets = [f"{n} = ?" for n in names] + [f"{n} = NULL" for n in cleared]
+        tx.execute(
+            f"UPDATE gym_measurements SET {', '.join([*sets, 'date = ?', 'updated_at = {now}'])} "
+            "WHERE user_id = ? AND date = ?",
+            (*(values[n] for n in names), target.isoformat(), self.user, date.isoformat()),
+        )
+        rows = tx.execute(
+            f"SELECT {_COLUMNS} FROM gym_measurements WHERE user_id = ? AND date = ?",
+            (self.user, target.isoformat()),
+        )
+        return measurement_json(rows[0])
+
+    def delete_measurement(self, tx: Tx, date: dt.date) -> dict[str, Any] | None:
+        """Delete the record of ``date``; returns what it held, or None if there was none."""
+        rows = tx.execute(
+            f"SELECT {_COLUMNS} FROM gym_measurements WHERE user_id = ? AND date = ?",
+            (self.user, date.isoformat()),
+        )
+        if not rows:
+            return None
+        tx.execute(
+            "DELETE FROM gym_measurements WHERE user_id = ? AND date = ?",
+            (self.user, date.isoformat()),
+        )
+        return measurement_json(rows[0])
+
+    def _measured(self, tx: Tx, date: dt.date) -> bool:
+        rows = tx.execute(
+            "SELECT 1 FROM gym_measurements WHERE user_id = ? AND date = ?",
+            (self.user, date.isoformat()),
+        )
+        return bool(rows)
+
     # -- everything ----------------------------------------------------------------------------
 
     def export(self) -> dict[str, Any]:
@@ -178,12 +248,55 @@ class GymStore:
 
     def delete_all(self) -> int:
         """Delete all of this user's rows; returns how many."""
-        removed = 0
         with self.db.transaction() as tx:
-            for table in USER_TABLES:
-                tx.execute(f"DELETE FROM {table} WHERE user_id = ?", (self.user,))
-                removed += max(tx.rowcount, 0)
+            return self.delete_all_in(tx)
+
+    def delete_all_in(self, tx: Tx) -> int:
+        """Delete all of this user's rows inside ``tx``; returns how many."""
+        removed = 0
+        for table in USER_TABLES:
+            tx.execute(f"DELETE FROM {table} WHERE user_id = ?", (self.user,))
+            removed += max(tx.rowcount, 0)
         return removed
+
+    def has_data(self, tx: Tx | None = None) -> bool:
+        """Whether this user has any row at all."""
+        return any(
+            self._rows(tx, f"SELECT 1 FROM {table} WHERE user_id = ? LIMIT 1", (self.user,))
+            for table in USER_TABLES
+        )
+
+    def import_all(self, tx: Tx, data: dict[str, list[dict[str, Any]]]) -> int:
+        """Write everything ``data`` holds for this user inside ``tx`` (the caller checked it:
+        unique dates, keys and routine names); returns how many records were written."""
+        for row in data["measurements"]:
+            values = {n: v for n, v in row.items() if n != "date" and v is not None}
+            self._insert_measurement(tx, dt.date.fromisoformat(str(row["date"])), values)
+        for note in data["memory"]:
+            self.save_memory(tx, note["key"], note["description"], note["value"])
+        for item in data["meals"]:
+            day = dt.date.fromisoformat(str(item["date"]))
+            self.add_meal_item(tx, day, item["meal"], item["food_id"], float(item["grams"]))
+        for routine in data["routines"]:
+            plan = [
+                (
+                    step["exercise_id"],
+                    [(s["reps"], s["weight_kg"], s["rest_seconds"]) for s in step["series"]],
+                )
+                for step in routine["exercises"]
+            ]
+            if self.create_routine(tx, routine["name"], routine["category"], plan) is None:
+                raise DuplicateRoutine(routine["name"])
+        return sum(len(rows) for rows in data.values())
+
+    def _insert_measurement(self, tx: Tx, date: dt.date, values: dict[str, Any]) -> None:
+        names = [n for n in MEASUREMENT_FIELDS if n in values]
+        cols = ", ".join(["user_id", "date", *names, "updated_at"])
+        marks = ", ".join(["?"] * (len(names) + 2) + ["{now}"])
+        tx.execute(
+            f"INSERT INTO gym_measurements ({cols}) VALUES ({marks})",
+            (self.user, date.isoformat(), *(float(values[n]) for n in names)),
+        )
 
     # -- memory ------------------------------------------------------------------------------
 
@@ -242,6 +355,68 @@ class GymStore:
         rows = self._rows(tx, sql + " ORDER BY id", params)
         return [(r[0], r[1], float(r[2])) for r in rows]
 
+    def meal_entries(
+        self, date: dt.date, meal: str | None = None, *, tx: Tx | None = None
+    ) -> list[tuple[int, str, str, float]]:
+        """``(item_id, meal, food_id, grams)`` logged on ``date`` (one meal, or all), in the
+        order added."""
+        sql = "SELECT id, meal, food_id, grams FROM gym_meal_items WHERE user_id = ? AND date = ?"
+        params: tuple[Any, ...] = (self.user, date.isoformat())
+        if meal is not None:
+            sql, params = sql + " AND meal = ?", (*params, meal)
+        rows = self._rows(tx, sql + " ORDER BY id", params)
+        return [(int(r[0]), r[1], r[2], float(r[3])) for r in rows]
+
+    def meal_item(self, item_id: int, *, tx: Tx | None = None) -> dict[str, Any] | None:
+        """One logged item of this user (``item_id``, date, meal, food_id, grams), or None."""
+        rows = self._rows(
+            tx,
+            "SELECT id, date, meal, food_id, grams FROM gym_meal_items "
+            "WHERE user_id = ? AND id = ?",
+            (self.user, item_id),
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return {
+            "item_id": int(row[0]),
+            "date": row[1],
+            "meal": row[2],
+            "food_id": row[3],
+            "grams": float(row[4]),
+        }
+
+    def update_meal_item(
+        self, tx: Tx, item_id: int, changes: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """Change one logged item: ``changes`` may hold ``date`` (a ``dt.date``), ``meal``,
+        ``food_id`` and ``grams``; the rest keeps its value. The item keeps its place among
+        the items of its meal. Returns the saved item, or None when this user has no such
+        item (nothing changes)."""
+        if self.meal_item(item_id, tx=tx) is None:
+            return None
+        allowed = ("date", "meal", "food_id", "grams")
+        names = [n for n in allowed if n in changes]
+        if names:
+            values = [
+                changes[n].isoformat() if isinstance(changes[n], dt.date) else changes[n]
+                for n in names
+            ]
+            tx.execute(
+                f"UPDATE gym_meal_items SET {', '.join(f'{n} = ?' for n in names)} "
+                "WHERE user_id = ? AND id = ?",
+                (*values, self.user, item_id),
+            )
+        return self.meal_item(item_id, tx=tx)
+
+    def delete_meal_item(self, tx: Tx, item_id: int) -> dict[str, Any] | None:
+        """Delete one logged item; returns what it was, or None if this user has no such item."""
+        found = self.meal_item(item_id, tx=tx)
+        if found is None:
+            return None
+        tx.execute("DELETE FROM gym_meal_items WHERE user_id = ? AND id = ?", (self.user, item_id))
+        return found
+
     def meal_log(self) -> list[dict[str, Any]]:
         """Every logged item of this user, by date and order added (for export)."""
         rows = self.db.query(
@@ -275,18 +450,7 @@ class GymStore:
             (self.user, name, key, category),
         )
         routine_id = int(rows[0][0])
-        for position, (exercise_id, series) in enumerate(exercises, start=1):
-            tx.execute(
-                "INSERT INTO gym_routine_exercises (routine_id, position, exercise_id) "
-                "VALUES (?, ?, ?)",
-                (routine_id, position, exercise_id),
-            )
-            for number, (reps, weight_kg, rest_seconds) in enumerate(series, start=1):
-                tx.execute(
-                    "INSERT INTO gym_routine_series (routine_id, exercise_position, position, "
-                    "reps, weight_kg, rest_seconds) VALUES (?, ?, ?, ?, ?, ?)",
-                    (routine_id, position, number, reps, weight_kg, rest_seconds),
-                )
+        self._insert_exercises(tx, routine_id, exercises)
         return routine_id
 
     def routines(
@@ -335,3 +499,71 @@ class GymStore:
             }
             for rid, name, category in heads
         ]
+
+    def find_routine(self, name: str, *, tx: Tx | None = None) -> int | None:
+        """The id of this user's routine called ``name`` (without case or accents), or None."""
+        rows = self._rows(
+            tx,
+            "SELECT id FROM gym_routines WHERE user_id = ? AND name_key = ?",
+            (self.user, fold(name)),
+        )
+        return int(rows[0][0]) if rows else None
+
+    def rename_routine(self, tx: Tx, routine_id: int, name: str) -> bool:
+        """Give routine ``routine_id`` a new name; False when another routine of this user
+        already has it (nothing changes)."""
+        key = fold(name)
+        taken = tx.execute(
+            "SELECT 1 FROM gym_routines WHERE user_id = ? AND name_key = ? AND id <> ?",
+            (self.user, key, routine_id),
+        )
+        if taken:
+            return False
+        tx.execute(
+            "UPDATE gym_routines SET name = ?, name_key = ? WHERE user_id = ? AND id = ?",
+            (name, key, self.user, routine_id),
+        )
+        return True
+
+    def replace_routine_exercises(
+        self,
+        tx: Tx,
+        routine_id: int,
+        exercises: list[tuple[str, list[tuple[int, float, int]]]],
+    ) -> None:
+        """Make ``exercises`` (in order, each with its series) the whole content of routine
+        ``routine_id``: adding, removing and reordering are all this one rewrite."""
+        owned = tx.execute(
+            "SELECT 1 FROM gym_routines WHERE user_id = ? AND id = ?", (self.user, routine_id)
+        )
+        if not owned:
+            msg = f"routine {routine_id} is not this user's"
+            raise LookupError(msg)
+        tx.execute("DELETE FROM gym_routine_series WHERE routine_id = ?", (routine_id,))
+        tx.execute("DELETE FROM gym_routine_exercises WHERE routine_id = ?", (routine_id,))
+        self._insert_exercises(tx, routine_id, exercises)
+
+    def delete_routine(self, tx: Tx, routine_id: int) -> bool:
+        """Delete routine ``routine_id`` with its exercises and series; False if it is not
+        this user's."""
+        tx.execute("DELETE FROM gym_routines WHERE user_id = ? AND id = ?", (self.user, routine_id))
+        return tx.rowcount == 1
+
+    def _insert_exercises(
+        self,
+        tx: Tx,
+        routine_id: int,
+        exercises: list[tuple[str, list[tuple[int, float, int]]]],
+    ) -> None:
+        for position, (exercise_id, series) in enumerate(exercises, start=1):
+            tx.execute(
+                "INSERT INTO gym_routine_exercises (routine_id, position, exercise_id) "
+                "VALUES (?, ?, ?)",
+                (routine_id, position, exercise_id),
+            )
+            for number, (reps, weight_kg, rest_seconds) in enumerate(series, start=1):
+                tx.execute(
+                    "INSERT INTO gym_routine_series (routine_id, exercise_position, position, "
+                    "reps, weight_kg, rest_seconds) VALUES (?, ?, ?, ?, ?, ?)",
+                    (routine_id, position, number, reps, weight_kg, rest_seconds),
+                )

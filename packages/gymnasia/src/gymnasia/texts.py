@@ -122,6 +122,259 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "nada encontrado",
         "en": "nothing found",
     },
+    # -- editing and deleting data, routines, import (tools, then data commands) ----------------
+    "measurement_missing": {
+        "es": "No existe un registro de medidas para el {date}; no se ha cambiado nada. "
+        "list_measurements muestra las fechas guardadas.",
+        "pt": "Não existe um registo de medidas para {date}; nada foi alterado. "
+        "list_measurements mostra as datas guardadas.",
+        "en": "There is no measurement record for {date}; nothing was changed. "
+        "list_measurements shows the saved dates.",
+    },
+    "measurement_date_taken": {
+        "es": "El {date} ya tiene su propio registro de medidas; no se ha movido nada. Edita ese "
+        "registro, o borra uno de los dos antes.",
+        "pt": "{date} já tem o seu próprio registo de medidas; nada foi movido. Edite esse "
+        "registo, ou apague um dos dois antes.",
+        "en": "{date} already has a measurement record of its own; nothing was moved. Edit that "
+        "record, or delete one of the two first.",
+    },
+    "measurement_would_be_empty": {
+        "es": "El registro del {date} se quedaría sin ningún valor; no se ha cambiado nada. "
+        "Para quitarlo entero usa delete_measurement.",
+        "pt": "O registo de {date} ficaria sem nenhum valor; nada foi alterado. Para o remover "
+        "inteiro use delete_measurement.",
+        "en": "The record of {date} would be left with no value at all; nothing was changed. To "
+        "remove it entirely use delete_measurement.",
+    },
+    "set_and_clear": {
+        "es": "{fields}: no se puede dar un valor y vaciarlo a la vez; no se ha cambiado nada.",
+        "pt": "{fields}: não é possível dar um valor e esvaziá-lo ao mesmo tempo; nada foi "
+        "alterado.",
+        "en": "{fields}: a field cannot be given a value and cleared at once; nothing was changed.",
+    },
+    "no_changes": {
+        "es": "No se ha indicado ningún cambio; no se ha cambiado nada. Indica al menos un "
+        "valor nuevo.",
+        "pt": "Não foi indicada nenhuma alteração; nada foi alterado. Indique pelo menos um "
+        "valor novo.",
+        "en": "No change was given; nothing was changed. Give at least one new value.",
+    },
+    "meal_item_not_found": {
+        "es": "No hay ningún alimento anotado con el id {item_id}; no se ha cambiado nada. "
+        "read_meal muestra los alimentos de una comida con sus ids (item_id).",
+        "pt": "Não há nenhum alimento registado com o id {item_id}; nada foi alterado. "
+        "read_meal mostra os alimentos de uma refeição com os seus ids (item_id).",
+        "en": "There is no logged food with the id {item_id}; nothing was changed. read_meal "
+        "shows the foods of a meal with their ids (item_id).",
+    },
+    "food_unknown_change": {
+        "es": "No hay ningún alimento con el id «{food_id}» en la tabla de alimentos; no se ha "
+        "cambiado nada. search_foods encuentra los ids válidos.",
+        "pt": "Não há nenhum alimento com o id «{food_id}» na tabela de alimentos; nada foi "
+        "alterado. search_foods encontra os ids válidos.",
+        "en": "There is no food with the id '{food_id}' in the food table; nothing was changed. "
+        "search_foods finds valid ids.",
+    },
+    "routine_not_found": {
+        "es": "No hay ninguna rutina llamada «{name}»; no se ha cambiado nada. read_routines "
+        "muestra las rutinas guardadas.",
+        "pt": "Não há nenhuma rotina chamada «{name}»; nada foi alterado. read_routines mostra "
+        "as rotinas guardadas.",
+        "en": "There is no routine named '{name}'; nothing was changed. read_routines shows the "
+        "saved routines.",
+    },
+    "routine_name_taken": {
+        "es": "Ya hay otra rutina llamada «{name}»; no se ha renombrado nada. Elige otro nombre.",
+        "pt": "Já existe outra rotina chamada «{name}»; nada foi renomeado. Escolha outro nome.",
+        "en": "Another routine is already named '{name}'; nothing was renamed. Choose another "
+        "name.",
+    },
+    "exercise_unknown_change": {
+        "es": "La tabla de ejercicios no tiene ningún ejercicio con el id «{ids}»; no se ha "
+        "cambiado nada. search_exercises encuentra los ids válidos.",
+        "pt": "A tabela de exercícios não tem nenhum exercício com o id «{ids}»; nada foi "
+        "alterado. search_exercises encontra os ids válidos.",
+        "en": "The exercise table has no exercise with the id '{ids}'; nothing was changed. "
+        "search_exercises finds valid ids.",
+    },
+    "routine_position_missing": {
+        "es": "La rutina «{name}» tiene {count} ejercicio(s); no hay posición {position}. No se "
+        "ha cambiado nada; read_routines muestra los ejercicios en orden.",
+        "pt": "A rotina «{name}» tem {count} exercício(s); não há posição {position}. Nada foi "
+        "alterado; read_routines mostra os exercícios por ordem.",
+        "en": "Routine '{name}' has {count} exercise(s); there is no position {position}. "
+        "Nothing was changed; read_routines shows the exercises in order.",
+    },
+    "routine_order_invalid": {
+        "es": "El nuevo orden debe nombrar cada posición actual de la rutina «{name}» (de 1 a "
+        "{count}) exactamente una vez; no se ha cambiado nada.",
+        "pt": "A nova ordem deve indicar cada posição atual da rotina «{name}» (de 1 a {count}) "
+        "exatamente uma vez; nada foi alterado.",
+        "en": "The new order must name each current position of routine '{name}' (1 to "
+        "{count}) exactly once; nothing was changed.",
+    },
+    "routine_too_long": {
+        "es": "La rutina «{name}» ya tiene {count} ejercicios, el máximo; no se ha añadido nada.",
+        "pt": "A rotina «{name}» já tem {count} exercícios, o máximo; nada foi adicionado.",
+        "en": "Routine '{name}' already has {count} exercises, the most allowed; nothing was "
+        "added.",
+    },
+    "routine_last_exercise": {
+        "es": "«{name}» solo tiene ese ejercicio y una rutina necesita al menos uno; no se ha "
+        "quitado nada. Para quitar la rutina entera usa delete_routine.",
+        "pt": "«{name}» só tem esse exercício e uma rotina precisa de pelo menos um; nada foi "
+        "removido. Para remover a rotina inteira use delete_routine.",
+        "en": "'{name}' has only that exercise and a routine needs at least one; nothing was "
+        "removed. To remove the whole routine use delete_routine.",
+    },
+    "updated": {"es": "actualizado", "pt": "atualizado", "en": "updated"},
+    "deleted": {"es": "borrado", "pt": "apagado", "en": "deleted"},
+    "not_deleted": {
+        "es": "no se ha borrado nada",
+        "pt": "nada foi apagado",
+        "en": "nothing was deleted",
+    },
+    "ask_delete_measurement": {
+        "es": "¿Borrar la medida del {date} ({values})?",
+        "pt": "Apagar a medida de {date} ({values})?",
+        "en": "Delete the measurement of {date} ({values})?",
+    },
+    "ask_delete_meal_item": {
+        "es": "¿Borrar {grams} g de {food} de {meal} del {date}?",
+        "pt": "Apagar {grams} g de {food} de {meal} de {date}?",
+        "en": "Delete {grams} g of {food} from {meal} on {date}?",
+    },
+    "ask_delete_routine": {
+        "es": "¿Borrar la rutina «{name}» con sus {count} ejercicio(s)?",
+        "pt": "Apagar a rotina «{name}» com os seus {count} exercício(s)?",
+        "en": "Delete the routine '{name}' with its {count} exercise(s)?",
+    },
+    "ask_remove_exercise": {
+        "es": "¿Quitar {exercise} (posición {position}) de la rutina «{name}»?",
+        "pt": "Remover {exercise} (posição {position}) da rotina «{name}»?",
+        "en": "Remove {exercise} (position {position}) from the routine '{name}'?",
+    },
+    "give_a_value": {
+        "es": "indica al menos un valor, p. ej. {example}",
+        "pt": "indique pelo menos um valor, p. ex. {example}",
+        "en": "give at least one value, e.g. {example}",
+    },
+    "no_such_item": {
+        "es": "no hay ningún alimento anotado con el id {item_id} ('gymnasia meals show' "
+        "muestra los ids)",
+        "pt": "não há nenhum alimento registado com o id {item_id} ('gymnasia meals show' "
+        "mostra os ids)",
+        "en": "there is no logged food with the id {item_id} ('gymnasia meals show' shows the ids)",
+    },
+    "bad_item_id": {
+        "es": "id no válido «{value}»: usa el número que muestra 'gymnasia meals show'",
+        "pt": "id inválido «{value}»: use o número que 'gymnasia meals show' mostra",
+        "en": "invalid id '{value}': use the number 'gymnasia meals show' shows",
+    },
+    "no_such_routine": {
+        "es": "no hay ninguna rutina llamada «{name}» ('gymnasia routines list' las muestra)",
+        "pt": "não há nenhuma rotina chamada «{name}» ('gymnasia routines list' mostra-as)",
+        "en": "there is no routine named '{name}' ('gymnasia routines list' shows them)",
+    },
+    "routine_taken": {
+        "es": "ya hay una rutina llamada «{name}»",
+        "pt": "já existe uma rotina chamada «{name}»",
+        "en": "there is already a routine named '{name}'",
+    },
+    "date_taken": {
+        "es": "el {date} ya tiene su propio registro de medidas",
+        "pt": "{date} já tem o seu próprio registo de medidas",
+        "en": "{date} already has a measurement record of its own",
+    },
+    "unknown_exercise": {
+        "es": "no hay ningún ejercicio con el id «{value}»; 'gymnasia exercises search' "
+        "encuentra los ids",
+        "pt": "não há nenhum exercício com o id «{value}»; 'gymnasia exercises search' "
+        "encontra os ids",
+        "en": "there is no exercise with the id '{value}'; 'gymnasia exercises search' finds ids",
+    },
+    "bad_series": {
+        "es": "serie no válida «{value}»: usa REPETICIONESxKG/DESCANSO, p. ej. 8x22,5/90 "
+        "(1-100 repeticiones, 0-1000 kg, 0-600 s)",
+        "pt": "série inválida «{value}»: use REPETIÇÕESxKG/DESCANSO, p. ex. 8x22,5/90 "
+        "(1-100 repetições, 0-1000 kg, 0-600 s)",
+        "en": "invalid series '{value}': use REPSxKG/REST, e.g. 8x22.5/90 (1-100 reps, "
+        "0-1000 kg, 0-600 s)",
+    },
+    "bad_exercise_spec": {
+        "es": "ejercicio no válido «{value}»: usa «ID SERIE...», p. ej. «back_squat 5x100/180 "
+        "5x100/180»",
+        "pt": "exercício inválido «{value}»: use «ID SÉRIE...», p. ex. «back_squat 5x100/180 "
+        "5x100/180»",
+        "en": "invalid exercise '{value}': use 'ID SERIES...', e.g. 'back_squat 5x100/180 "
+        "5x100/180'",
+    },
+    "bad_position": {
+        "es": "posición no válida «{value}»: la rutina «{name}» tiene {count} ejercicio(s)",
+        "pt": "posição inválida «{value}»: a rotina «{name}» tem {count} exercício(s)",
+        "en": "invalid position '{value}': routine '{name}' has {count} exercise(s)",
+    },
+    "bad_order": {
+        "es": "orden no válido: nombra cada posición de 1 a {count} una sola vez",
+        "pt": "ordem inválida: indique cada posição de 1 a {count} uma única vez",
+        "en": "invalid order: name each position from 1 to {count} exactly once",
+    },
+    "last_exercise": {
+        "es": "«{name}» solo tiene ese ejercicio; para quitar la rutina usa 'gymnasia routines "
+        "delete'",
+        "pt": "«{name}» só tem esse exercício; para remover a rotina use 'gymnasia routines "
+        "delete'",
+        "en": "'{name}' has only that exercise; to remove the routine use 'gymnasia routines "
+        "delete'",
+    },
+    "routine_saved": {
+        "es": "rutina «{name}» guardada: {count} ejercicio(s)",
+        "pt": "rotina «{name}» guardada: {count} exercício(s)",
+        "en": "routine '{name}' saved: {count} exercise(s)",
+    },
+    "routine_deleted": {
+        "es": "rutina «{name}» borrada",
+        "pt": "rotina «{name}» apagada",
+        "en": "routine '{name}' deleted",
+    },
+    "import_unreadable": {
+        "es": "no se puede leer {file}: {reason}",
+        "pt": "não é possível ler {file}: {reason}",
+        "en": "cannot read {file}: {reason}",
+    },
+    "import_malformed": {
+        "es": "{file} no es una exportación válida de Gymnasia ({problem}); no se ha importado "
+        "nada",
+        "pt": "{file} não é uma exportação válida do Gymnasia ({problem}); nada foi importado",
+        "en": "{file} is not a valid Gymnasia export ({problem}); nothing was imported",
+    },
+    "import_not_json": {
+        "es": "no es JSON (línea {line})",
+        "pt": "não é JSON (linha {line})",
+        "en": "not JSON (line {line})",
+    },
+    "import_duplicate": {
+        "es": "{what} «{value}» aparece dos veces",
+        "pt": "{what} «{value}» aparece duas vezes",
+        "en": "{what} '{value}' appears twice",
+    },
+    "import_not_empty": {
+        "es": "el usuario «{user}» ya tiene datos; no se ha importado nada (--replace los "
+        "sustituye por los del fichero)",
+        "pt": "o utilizador «{user}» já tem dados; nada foi importado (--replace substitui-os "
+        "pelos do ficheiro)",
+        "en": "user '{user}' already has data; nothing was imported (--replace swaps them for "
+        "the file's)",
+    },
+    "imported": {
+        "es": "importado para «{user}»: {measurements} medida(s), {memory} nota(s), {meals} "
+        "alimento(s) anotado(s), {routines} rutina(s)",
+        "pt": "importado para «{user}»: {measurements} medida(s), {memory} nota(s), {meals} "
+        "alimento(s) registado(s), {routines} rotina(s)",
+        "en": "imported for '{user}': {measurements} measurement(s), {memory} note(s), {meals} "
+        "logged food(s), {routines} routine(s)",
+    },
     # -- feature requests (create_feature_issue) -----------------------------------------------
     "feedback_not_configured": {
         "es": "Las sugerencias no están configuradas: hace falta GYMNASIA_FEEDBACK_REPO "

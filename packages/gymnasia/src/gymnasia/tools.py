@@ -9,7 +9,7 @@ GitHub issue, found again by the idempotency key it carries.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import Field
 
@@ -26,14 +26,46 @@ from surefoot import (
 from .diet import register_diet_tools
 from .faults import Faults
 from .feedback import FeedbackSettings, register_feedback_tools
-from .store import GymStore
+from .store import MEASUREMENT_FIELDS, DateTaken, GymStore
 from .texts import t
 from .training import register_training_tools
+
+MEASUREMENT_LIMITS: Final[dict[str, tuple[float, float]]] = {
+    "weight_kg": (20, 400),
+    "body_fat_pct": (2, 75),
+    **dict.fromkeys(
+        ("neck_cm", "chest_cm", "waist_cm", "hips_cm", "biceps_cm", "quadriceps_cm", "calf_cm"),
+        (10, 250),
+    ),
+    "height_cm": (50, 260),
+}
+"""The accepted range of each measurement field, for the tools, the CLI, the web and import."""
+assert tuple(MEASUREMENT_LIMITS) == MEASUREMENT_FIELDS
 
 Weight = Annotated[float, Field(ge=20, le=400, description="Body weight in kg (20-400).")]
 BodyFat = Annotated[float, Field(ge=2, le=75, description="Body fat percentage (2-75).")]
 Girth = Annotated[float, Field(ge=10, le=250, description="A girth in cm (10-250).")]
 Height = Annotated[float, Field(ge=50, le=260, description="Height in cm (50-260).")]
+MeasurementField = Literal[
+    "weight_kg",
+    "body_fat_pct",
+    "neck_cm",
+    "chest_cm",
+    "waist_cm",
+    "hips_cm",
+    "biceps_cm",
+    "quadriceps_cm",
+    "calf_cm",
+    "height_cm",
+]
+assert get_args(MeasurementField) == MEASUREMENT_FIELDS
+Clear = Annotated[
+    list[MeasurementField],
+    Field(
+        max_length=len(MEASUREMENT_FIELDS),
+        description="Fields to empty (set to no value); a field cannot be set and cleared at once.",
+    ),
+]
 Key = Annotated[str, Field(min_length=1, max_length=100, description="The note's key.")]
 Text = Annotated[str, Field(max_length=5000)]
 
@@ -130,6 +162,103 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
             ctx.commit_in(tx, saved)
         faults.after_commit(ctx)
         return saved
+
+    _measurement_edits(tools, store, faults)
+
+
+def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+    @tools.tool(effect="write", atomic=True)
+    def edit_measurement(
+        ctx: ToolContext,
+        date: CalendarDate,
+        new_date: Annotated[
+            CalendarDate | None,
+            Field(description="Move the record to this date (which must have no record)."),
+        ] = None,
+        weight_kg: Weight | None = None,
+        body_fat_pct: BodyFat | None = None,
+        neck_cm: Girth | None = None,
+        chest_cm: Girth | None = None,
+        waist_cm: Girth | None = None,
+        hips_cm: Girth | None = None,
+        biceps_cm: Girth | None = None,
+        quadriceps_cm: Girth | None = None,
+        calf_cm: Girth | None = None,
+        height_cm: Height | None = None,
+        clear: Clear | None = None,
+    ) -> dict[str, Any] | ToolError:
+        """Correct the measurement record that already exists for one calendar date: given
+        fields replace their value, fields listed in clear are emptied, the others are kept;
+        new_date moves the record to another date. A date without a record is an error (use
+        write_measurement to add one). Returns the record as saved."""
+        given = {
+            "weight_kg": weight_kg,
+            "body_fat_pct": body_fat_pct,
+            "neck_cm": neck_cm,
+            "chest_cm": chest_cm,
+            "waist_cm": waist_cm,
+            "hips_cm": hips_cm,
+            "biceps_cm": biceps_cm,
+            "quadriceps_cm": quadriceps_cm,
+            "calf_cm": calf_cm,
+            "height_cm": height_cm,
+        }
+        values = {name: value for name, value in given.items() if value is not None}
+        emptied = list(clear or [])
+        both = sorted(set(emptied) & set(values))
+        if both:
+            return ToolError(
+                ErrorCode.INVALID_ARGUMENTS,
+                t(ctx.lang, "set_and_clear", fields=", ".join(both)),
+                Recovery.CORRECT_ARGUMENTS,
+                details=(Detail("clear", f"also sets {both[0]}", "fields not given a value"),),
+            )
+        if not values and not emptied and new_date in (None, date):
+            return ToolError(
+                ErrorCode.INVALID_ARGUMENTS,
+                t(ctx.lang, "no_changes"),
+                Recovery.CORRECT_ARGUMENTS,
+                details=(Detail("weight_kg", "no change given", "at least one change"),),
+            )
+        with store.transaction() as tx:
+            current = store.read_measurement(date, tx=tx)
+            if current is None:
+                message = t(ctx.lang, "measurement_missing", date=date.isoformat())
+                return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+            kept = [n for n in MEASUREMENT_FIELDS if current[n] is not None and n not in emptied]
+            if not values and not kept:
+                message = t(ctx.lang, "measurement_would_be_empty", date=date.isoformat())
+                return ToolError(
+                    ErrorCode.INVALID_ARGUMENTS,
+                    message,
+                    Recovery.CORRECT_ARGUMENTS,
+                    details=(Detail("clear", "empties every field", "keep at least one field"),),
+                )
+            try:
+                saved = store.update_measurement(tx, date, values, clear=emptied, new_date=new_date)
+            except DateTaken as taken:
+                message = t(ctx.lang, "measurement_date_taken", date=taken.date.isoformat())
+                return ToolError("conflict", message, Recovery.CHOOSE_ALTERNATIVE)
+            assert saved is not None  # read above, in this same transaction
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, saved)
+        faults.after_commit(ctx)
+        return saved
+
+    @tools.tool(effect="write", confirm=True, atomic=True)
+    def delete_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
+        """Delete the whole measurement record of one calendar date. A person must confirm
+        it. Returns the record that was deleted."""
+        with store.transaction() as tx:
+            removed = store.delete_measurement(tx, date)
+            if removed is None:
+                message = t(ctx.lang, "measurement_missing", date=date.isoformat())
+                return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+            deleted = {"deleted": removed}
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, deleted)
+        faults.after_commit(ctx)
+        return deleted
 
 
 def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, StringConstraints
 
-from surefoot import Arguments, Lang, Recovery, ToolContext, ToolError, ToolSet
+from surefoot import Arguments, ErrorCode, Lang, Recovery, ToolContext, ToolError, ToolSet
+from surefoot.sql import Tx
 
 from . import catalog
 from .faults import Faults
@@ -14,6 +16,7 @@ from .store import GymStore
 from .texts import t
 
 RoutineCategory = Literal["strength", "hypertrophy", "cardio", "flexibility"]
+MAX_EXERCISES: Final = 30
 
 
 class Series(Arguments):
@@ -43,6 +46,20 @@ RoutineName = Annotated[
     StringConstraints(strip_whitespace=True, min_length=1, max_length=100),
     Field(description="The routine's name (unique among the user's routines)."),
 ]
+ExerciseId = Annotated[
+    str,
+    Field(min_length=1, max_length=100, description="An exercise id from search_exercises."),
+]
+RoutineRef = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=100),
+    Field(description="The routine's current name (case and accents are ignored)."),
+]
+Position = Annotated[
+    int,
+    Field(ge=1, le=MAX_EXERCISES, description="An exercise's place in the routine, from 1."),
+]
+Plan = list[tuple[str, list[tuple[int, float, int]]]]
 Query = Annotated[
     str,
     Field(
@@ -108,7 +125,7 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
         category: Annotated[RoutineCategory, Field(description="What the routine trains for.")],
         exercises: Annotated[
             list[RoutineExercise],
-            Field(min_length=1, max_length=30, description="The exercises, in order."),
+            Field(min_length=1, max_length=MAX_EXERCISES, description="The exercises, in order."),
         ],
     ) -> dict[str, Any] | ToolError:
         """Save a new training routine: its exercises in order, each with its series (reps,
@@ -136,3 +153,185 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
             ctx.commit_in(tx, saved)
         faults.after_commit(ctx)
         return saved
+
+    _register_routine_edits(tools, store, faults)
+
+
+def plan_of(routine: dict[str, Any]) -> Plan:
+    """A stored routine's exercises as ``create_routine`` and ``replace_routine_exercises``
+    take them."""
+    return [
+        (
+            step["exercise_id"],
+            [(s["reps"], s["weight_kg"], s["rest_seconds"]) for s in step["series"]],
+        )
+        for step in routine["exercises"]
+    ]
+
+
+def moved(plan: Plan, order: list[int]) -> Plan | None:
+    """``plan`` in the ``order`` given as its current positions (from 1), or None when
+    ``order`` does not name each position exactly once."""
+    if sorted(order) != list(range(1, len(plan) + 1)):
+        return None
+    return [plan[position - 1] for position in order]
+
+
+class _Refused(Exception):  # noqa: N818 - carries the expected condition out of the transaction
+    def __init__(self, code: str, message: str, recovery: Recovery) -> None:
+        super().__init__(message)
+        self.error = ToolError(code, message, recovery)
+
+
+def _change(
+    store: GymStore,
+    faults: Faults,
+    ctx: ToolContext,
+    routine: str,
+    edit: Callable[[Tx, int, dict[str, Any]], None],
+    result: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> dict[str, Any] | ToolError:
+    """Find ``routine``, let ``edit(tx, routine_id, stored)`` change it (or raise ``_Refused``:
+    then nothing is written), and return the routine as saved (or ``result(stored)``)."""
+    try:
+        with store.transaction() as tx:
+            routine_id = store.find_routine(routine, tx=tx)
+            if routine_id is None:
+                message = t(ctx.lang, "routine_not_found", name=routine)
+                raise _Refused("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+            stored = store.routines(routine_id, tx=tx)[0]
+            edit(tx, routine_id, stored)
+            if result is not None:
+                saved = result(stored)
+            else:
+                saved = routine_json(store.routines(routine_id, tx=tx)[0], ctx.lang)
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, saved)
+    except _Refused as refused:
+        return refused.error
+    faults.after_commit(ctx)
+    return saved
+
+
+def _known(lang: Lang, exercise_id: str) -> None:
+    if exercise_id not in catalog.exercises():
+        message = t(lang, "exercise_unknown_change", ids=exercise_id)
+        raise _Refused("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+
+
+def _position_in(lang: Lang, stored: dict[str, Any], position: int) -> None:
+    count = len(stored["exercises"])
+    if position > count:
+        message = t(
+            lang, "routine_position_missing", name=stored["name"], count=count, position=position
+        )
+        raise _Refused("not_found", message, Recovery.CORRECT_ARGUMENTS)
+
+
+def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+    @tools.tool(effect="write", atomic=True)
+    def rename_routine(
+        ctx: ToolContext, routine: RoutineRef, new_name: RoutineName
+    ) -> dict[str, Any] | ToolError:
+        """Give one of the user's routines a new name (unique among the user's routines).
+        Its exercises are kept. Returns the routine as saved."""
+
+        def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+            del stored
+            if not store.rename_routine(tx, routine_id, new_name):
+                message = t(ctx.lang, "routine_name_taken", name=new_name)
+                raise _Refused("conflict", message, Recovery.CHOOSE_ALTERNATIVE)
+
+        return _change(store, faults, ctx, routine, edit)
+
+    @tools.tool(effect="write", atomic=True)
+    def add_routine_exercise(
+        ctx: ToolContext,
+        routine: RoutineRef,
+        exercise_id: ExerciseId,
+        series: Annotated[list[Series], Field(min_length=1, max_length=20)],
+        position: Annotated[
+            Position | None,
+            Field(description="Where to put it, from 1 (default: after the last exercise)."),
+        ] = None,
+    ) -> dict[str, Any] | ToolError:
+        """Add one exercise, with its series, to one of the user's routines: at the end, or at
+        a position (the exercises from there move one place down). Returns the routine as
+        saved."""
+
+        def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+            _known(ctx.lang, exercise_id)
+            plan = plan_of(stored)
+            if len(plan) >= MAX_EXERCISES:
+                message = t(ctx.lang, "routine_too_long", name=stored["name"], count=len(plan))
+                raise _Refused(ErrorCode.INVALID_ARGUMENTS, message, Recovery.CHOOSE_ALTERNATIVE)
+            if position is not None and position > len(plan) + 1:
+                _position_in(ctx.lang, stored, position)
+            step = (exercise_id, [(s.reps, s.weight_kg, s.rest_seconds) for s in series])
+            at = len(plan) if position is None else position - 1
+            store.replace_routine_exercises(tx, routine_id, [*plan[:at], step, *plan[at:]])
+
+        return _change(store, faults, ctx, routine, edit)
+
+    @tools.tool(effect="write", atomic=True)
+    def reorder_routine_exercises(
+        ctx: ToolContext,
+        routine: RoutineRef,
+        order: Annotated[
+            list[Position],
+            Field(
+                min_length=1,
+                max_length=MAX_EXERCISES,
+                description="Every current position (from 1) exactly once, in the new order: "
+                "[3, 1, 2] puts the third exercise first.",
+            ),
+        ],
+    ) -> dict[str, Any] | ToolError:
+        """Put the exercises of one of the user's routines in a new order (each keeps its
+        series). Returns the routine as saved."""
+
+        def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+            plan = moved(plan_of(stored), order)
+            if plan is None:
+                count = len(stored["exercises"])
+                message = t(ctx.lang, "routine_order_invalid", name=stored["name"], count=count)
+                raise _Refused(ErrorCode.INVALID_ARGUMENTS, message, Recovery.CORRECT_ARGUMENTS)
+            store.replace_routine_exercises(tx, routine_id, plan)
+
+        return _change(store, faults, ctx, routine, edit)
+
+    _register_routine_removals(tools, store, faults)
+
+
+def _register_routine_removals(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+    @tools.tool(effect="write", confirm=True, atomic=True)
+    def remove_routine_exercise(
+        ctx: ToolContext, routine: RoutineRef, position: Position
+    ) -> dict[str, Any] | ToolError:
+        """Remove the exercise at one position (from 1, as read_routines lists them) from one
+        of the user's routines; the ones after it move up. A person must confirm it. Returns
+        the routine as saved."""
+
+        def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+            _position_in(ctx.lang, stored, position)
+            plan = plan_of(stored)
+            if len(plan) == 1:
+                message = t(ctx.lang, "routine_last_exercise", name=stored["name"])
+                raise _Refused(ErrorCode.INVALID_ARGUMENTS, message, Recovery.CHOOSE_ALTERNATIVE)
+            store.replace_routine_exercises(tx, routine_id, plan[: position - 1] + plan[position:])
+
+        return _change(store, faults, ctx, routine, edit)
+
+    @tools.tool(effect="write", confirm=True, atomic=True)
+    def delete_routine(ctx: ToolContext, routine: RoutineRef) -> dict[str, Any] | ToolError:
+        """Delete one of the user's routines with all its exercises. A person must confirm
+        it. Returns the routine that was deleted."""
+
+        def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+            del stored
+            store.delete_routine(tx, routine_id)
+
+        def result(stored: dict[str, Any]) -> dict[str, Any]:
+            return {"deleted": routine_json(stored, ctx.lang)}
+
+        return _change(store, faults, ctx, routine, edit, result)
