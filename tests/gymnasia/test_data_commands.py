@@ -95,7 +95,11 @@ def test_meals_show_one_meal_as_json(gymnasia: Any, db: str) -> None:
     run = gymnasia("meals", "show", DAY, "--meal", "Comida", "--json", "--db", db)
     assert run.code == 0
     expected = meal_json(
-        dt.date(2020, 1, 2), "lunch", [("white_rice_cooked", 150.0), ("olive_oil", 10.0)], "es"
+        dt.date(2020, 1, 2),
+        "lunch",
+        [("white_rice_cooked", 150.0), ("olive_oil", 10.0)],
+        "es",
+        [1, 2],
     )
     assert run.json() == expected
     assert run.json()["label"] == "Comida"

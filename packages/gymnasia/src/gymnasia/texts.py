@@ -260,6 +260,19 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "indique pelo menos um valor, p. ex. {example}",
         "en": "give at least one value, e.g. {example}",
     },
+    "record_would_be_empty": {
+        "es": "el registro del {date} se quedaría sin ningún valor; para quitarlo usa 'gymnasia "
+        "measurements delete'",
+        "pt": "o registo de {date} ficaria sem nenhum valor; para o remover use 'gymnasia "
+        "measurements delete'",
+        "en": "the record of {date} would be left with no value; to remove it use 'gymnasia "
+        "measurements delete'",
+    },
+    "bad_routine_name": {
+        "es": "nombre de rutina no válido: usa de 1 a 100 caracteres",
+        "pt": "nome de rotina inválido: use de 1 a 100 caracteres",
+        "en": "invalid routine name: use 1 to 100 characters",
+    },
     "no_such_item": {
         "es": "no hay ningún alimento anotado con el id {item_id} ('gymnasia meals show' "
         "muestra los ids)",

@@ -39,7 +39,7 @@ Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
 """A reconcile hook's verdict: the effect happened (its result), provably did not, or unknown."""
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _calendar_date(value: object) -> object:

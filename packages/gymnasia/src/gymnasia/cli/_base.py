@@ -8,9 +8,10 @@ import os
 from typing import Annotated
 
 import typer
+from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
-from surefoot import Lang, StoreError, open_database
+from surefoot import CalendarDate, Lang, StoreError, open_database
 from surefoot.outcome import LANGS
 
 from .. import meals
@@ -84,13 +85,16 @@ def existing_store(db: str | None, lang: Lang, user: str) -> GymStore:
         raise UsageProblem(t(lang, "no_database", path=target)) from None
 
 
+_CALENDAR_DATE: TypeAdapter[dt.date] = TypeAdapter(CalendarDate)
+
+
 def parse_date(value: str, lang: Lang) -> dt.date:
-    if len(value) == 10:
-        try:
-            return dt.date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise UsageProblem(t(lang, "bad_date", value=value))
+    """A date as the tools take it (``CalendarDate``: exactly YYYY-MM-DD, a real day), so the
+    command line and the model accept and refuse the same dates."""
+    try:
+        return _CALENDAR_DATE.validate_python(value)
+    except ValidationError:
+        raise UsageProblem(t(lang, "bad_date", value=value)) from None
 
 
 def parse_today(value: str | None, lang: Lang) -> dt.date | None:

@@ -3,19 +3,25 @@ exercises, export and delete-data."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 import sys
-from typing import Annotated, cast, get_args
+from pathlib import Path
+from typing import Annotated, Any, Final, cast, get_args
 
 import typer
 
-from surefoot import open_database
+from surefoot import Lang, open_database
+from surefoot.sql import Tx
 
 from .. import catalog, meals
-from ..diet import meal_json, totals
-from ..store import MEASUREMENT_FIELDS, GymStore
+from ..backup import ExportError, read_export
+from ..diet import logged_meal, meal_json, totals
+from ..store import MEASUREMENT_FIELDS, DateTaken, GymStore
 from ..texts import number, t
-from ..training import routine_json
+from ..tools import MEASUREMENT_LIMITS
+from ..training import MAX_EXERCISES, Plan, RoutineCategory, moved, plan_of, routine_json
 from ._base import (
     DbOpt,
     JsonOpt,
@@ -94,50 +100,229 @@ def measurements_show(
         out.print(f"{key}: {value}")
 
 
+def _field_option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _field_help(name: str) -> str:
+    low, high = MEASUREMENT_LIMITS[name]
+    unit = {"kg": "kg", "pct": "%", "cm": "cm"}[name.rsplit("_", 1)[1]]
+    return f"{name} in {unit} ({low:g}-{high:g}; 80.5 or 80,5)."
+
+
+def _field(name: str) -> Any:
+    return typer.Option(_field_option(name), help=_field_help(name))
+
+
+WeightOpt = Annotated[str | None, _field("weight_kg")]
+BodyFatOpt = Annotated[str | None, _field("body_fat_pct")]
+NeckOpt = Annotated[str | None, _field("neck_cm")]
+ChestOpt = Annotated[str | None, _field("chest_cm")]
+WaistOpt = Annotated[str | None, _field("waist_cm")]
+HipsOpt = Annotated[str | None, _field("hips_cm")]
+BicepsOpt = Annotated[str | None, _field("biceps_cm")]
+QuadricepsOpt = Annotated[str | None, _field("quadriceps_cm")]
+CalfOpt = Annotated[str | None, _field("calf_cm")]
+HeightOpt = Annotated[str | None, _field("height_cm")]
+YesOpt = Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")]
+
+
+def _measurement_values(given: dict[str, str | None], lang: Lang) -> dict[str, float]:
+    """The typed values (decimal comma or point), each within its field's range."""
+    values: dict[str, float] = {}
+    for name, text in given.items():
+        low, high = MEASUREMENT_LIMITS[name]
+        value = parse_bounded(text, _field_option(name), lang, low, high)
+        if value is not None:
+            values[name] = value
+    return values
+
+
+def _measurement_line(row: dict[str, Any]) -> str:
+    return f"{row['date']} " + ", ".join(
+        f"{k}={row[k]:g}" for k in MEASUREMENT_FIELDS if row[k] is not None
+    )
+
+
+def _missing(message: str) -> UsageProblem:
+    """Something to change or delete is not there: one line, exit 1 (as ``show`` does)."""
+    return UsageProblem(message, exit_code=1)
+
+
+_YES: Final[dict[Lang, tuple[str, ...]]] = {
+    "es": ("s", "si", "sí", "y", "yes"),
+    "pt": ("s", "sim", "y", "yes"),
+    "en": ("y", "yes"),
+}
+
+
+def _confirmed(question: str, lang: Lang) -> bool:
+    """A person's yes to ``question``, asked on stderr (so ``--json`` output stays clean) and
+    answered in their language; anything else, or no input at all, is no."""
+    hint = "[y/N]" if lang == "en" else "[s/N]"
+    err.print(f"{question} {hint} ", end="", markup=False, soft_wrap=True)
+    answer = sys.stdin.readline()
+    if not answer.endswith("\n"):
+        err.print()
+    return answer.strip().lower() in _YES[lang]
+
+
 @measurements_app.command("add")
 def measurements_add(
     date: Annotated[str, typer.Argument(help="The date (YYYY-MM-DD).")],
     db: DbOpt = None,
-    weight_kg: Annotated[float | None, typer.Option("--weight-kg")] = None,
-    body_fat_pct: Annotated[float | None, typer.Option("--body-fat-pct")] = None,
-    waist_cm: Annotated[float | None, typer.Option("--waist-cm")] = None,
-    height_cm: Annotated[float | None, typer.Option("--height-cm")] = None,
+    weight_kg: WeightOpt = None,
+    body_fat_pct: BodyFatOpt = None,
+    neck_cm: NeckOpt = None,
+    chest_cm: ChestOpt = None,
+    waist_cm: WaistOpt = None,
+    hips_cm: HipsOpt = None,
+    biceps_cm: BicepsOpt = None,
+    quadriceps_cm: QuadricepsOpt = None,
+    calf_cm: CalfOpt = None,
+    height_cm: HeightOpt = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
+    json_output: JsonOpt = False,
 ) -> None:
-    """Save (upsert) a measurement directly, for seeding or without chatting."""
+    """Save (upsert) a measurement directly: given fields replace, the others are kept."""
     language = parse_lang(lang)
     day = parse_date(date, language)
-    values = {
-        k: v
-        for k, v in {
+    values = _measurement_values(
+        {
             "weight_kg": weight_kg,
             "body_fat_pct": body_fat_pct,
+            "neck_cm": neck_cm,
+            "chest_cm": chest_cm,
             "waist_cm": waist_cm,
+            "hips_cm": hips_cm,
+            "biceps_cm": biceps_cm,
+            "quadriceps_cm": quadriceps_cm,
+            "calf_cm": calf_cm,
             "height_cm": height_cm,
-        }.items()
-        if v is not None
-    }
-    if not values:
-        msg = "give at least one value, e.g. --weight-kg 76"
-        raise UsageProblem(msg)
-    from ..tools import build_tools
-
-    store = GymStore(open_database(db_target(db)), user=user)
-    tool = build_tools(store).get("write_measurement")
-    assert tool is not None
-    checked = tool.validate({"date": day.isoformat(), **values})
-    if isinstance(checked, tuple):
-        problems = "; ".join(f"{d.field}: {d.expected or d.problem}" for d in checked)
-        store.db.close()
-        raise UsageProblem(problems)
-    with store.transaction() as tx:
-        saved = store.upsert_measurement(tx, day, values)
-    store.db.close()
-    out.print(
-        f"{t(language, 'saved')}: {saved['date']} "
-        + ", ".join(f"{k}={saved[k]:g}" for k in MEASUREMENT_FIELDS if saved[k] is not None)
+        },
+        language,
     )
+    if not values:
+        raise UsageProblem(t(language, "give_a_value", example="--weight-kg 76,5"))
+    store = GymStore(open_database(db_target(db)), user=user)
+    try:
+        with store.transaction() as tx:
+            saved = store.upsert_measurement(tx, day, values)
+    finally:
+        store.db.close()
+    if json_output:
+        write_json(saved)
+        return
+    out.print(f"{t(language, 'saved')}: {_measurement_line(saved)}", markup=False)
+
+
+@measurements_app.command("edit")
+def measurements_edit(
+    date: Annotated[str, typer.Argument(help="The date of the record (YYYY-MM-DD).")],
+    db: DbOpt = None,
+    weight_kg: WeightOpt = None,
+    body_fat_pct: BodyFatOpt = None,
+    neck_cm: NeckOpt = None,
+    chest_cm: ChestOpt = None,
+    waist_cm: WaistOpt = None,
+    hips_cm: HipsOpt = None,
+    biceps_cm: BicepsOpt = None,
+    quadriceps_cm: QuadricepsOpt = None,
+    calf_cm: CalfOpt = None,
+    height_cm: HeightOpt = None,
+    clear: Annotated[
+        list[str] | None,
+        typer.Option("--clear", help="Empty this field (e.g. --clear waist-cm); repeatable."),
+    ] = None,
+    new_date: Annotated[
+        str | None, typer.Option("--new-date", help="Move the record to this date.")
+    ] = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Correct an existing measurement: given fields replace, --clear empties, the rest is
+    kept; --new-date moves it (exit 1 when the date has no record)."""
+    language = parse_lang(lang)
+    day = parse_date(date, language)
+    target = parse_date(new_date, language) if new_date else None
+    values = _measurement_values(
+        {
+            "weight_kg": weight_kg,
+            "body_fat_pct": body_fat_pct,
+            "neck_cm": neck_cm,
+            "chest_cm": chest_cm,
+            "waist_cm": waist_cm,
+            "hips_cm": hips_cm,
+            "biceps_cm": biceps_cm,
+            "quadriceps_cm": quadriceps_cm,
+            "calf_cm": calf_cm,
+            "height_cm": height_cm,
+        },
+        language,
+    )
+    emptied = [
+        parse_choice(c.strip().replace("-", "_"), "--clear", MEASUREMENT_FIELDS, language) or ""
+        for c in clear or []
+    ]
+    both = sorted(set(emptied) & set(values))
+    if both:
+        raise UsageProblem(t(language, "set_and_clear", fields=", ".join(both)))
+    if not values and not emptied and target in (None, day):
+        raise UsageProblem(t(language, "give_a_value", example="--weight-kg 76,5"))
+    store = existing_store(db, language, user)
+    try:
+        with store.transaction() as tx:
+            current = store.read_measurement(day, tx=tx)
+            if current is None:
+                raise _missing(t(language, "no_such_record", date=day.isoformat()))
+            kept = [n for n in MEASUREMENT_FIELDS if current[n] is not None and n not in emptied]
+            if not values and not kept:
+                raise UsageProblem(t(language, "record_would_be_empty", date=day.isoformat()))
+            saved = store.update_measurement(tx, day, values, clear=emptied, new_date=target)
+    except DateTaken as taken:
+        raise UsageProblem(t(language, "date_taken", date=taken.date.isoformat())) from None
+    finally:
+        store.db.close()
+    assert saved is not None
+    if json_output:
+        write_json(saved)
+        return
+    out.print(f"{t(language, 'updated')}: {_measurement_line(saved)}", markup=False)
+
+
+@measurements_app.command("delete")
+def measurements_delete(
+    date: Annotated[str, typer.Argument(help="The date of the record (YYYY-MM-DD).")],
+    db: DbOpt = None,
+    yes: YesOpt = False,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Delete the measurement of one date (asks first; exit 1 when there is none)."""
+    language = parse_lang(lang)
+    day = parse_date(date, language)
+    store = existing_store(db, language, user)
+    try:
+        found = store.read_measurement(day)
+        if found is None:
+            raise _missing(t(language, "no_such_record", date=day.isoformat()))
+        values = _measurement_line(found).split(" ", 1)[1]
+        question = t(language, "ask_delete_measurement", date=day.isoformat(), values=values)
+        if not yes and not _confirmed(question, language):
+            raise _missing(t(language, "not_deleted"))
+        with store.transaction() as tx:
+            removed = store.delete_measurement(tx, day)
+        if removed is None:  # deleted by someone else while we asked
+            raise _missing(t(language, "no_such_record", date=day.isoformat()))
+    finally:
+        store.db.close()
+    if json_output:
+        write_json({"deleted": removed})
+        return
+    out.print(f"{t(language, 'deleted')}: {_measurement_line(removed)}", markup=False)
 
 
 @app.command("export")
@@ -151,6 +336,50 @@ def export_data(
     data = store.export()
     store.db.close()
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+@app.command("import")
+def import_data(
+    file: Annotated[str, typer.Argument(help="A file 'gymnasia export' wrote ('-': stdin).")],
+    db: DbOpt = None,
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Swap the user's existing data for the file's."),
+    ] = False,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Load what 'gymnasia export' wrote into --user's data, all of it or nothing: a
+    malformed file changes nothing, and a user who already has data is refused unless
+    --replace."""
+    language = parse_lang(lang)
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise UsageProblem(t(language, "import_unreadable", file=file, reason=reason)) from None
+    try:
+        data = read_export(text, language)
+    except ExportError as bad:
+        message = t(language, "import_malformed", file=file, problem=bad.problem)
+        raise UsageProblem(message) from None
+    rows = data.rows()
+    store = GymStore(open_database(db_target(db)), user=user)
+    try:
+        with store.transaction() as tx:
+            if store.has_data(tx):
+                if not replace:
+                    raise UsageProblem(t(language, "import_not_empty", user=user))
+                store.delete_all_in(tx)
+            store.import_all(tx, rows)
+    finally:
+        store.db.close()
+    counts = {name: len(records) for name, records in rows.items()}
+    if json_output:
+        write_json({"user": user, "imported": counts})
+        return
+    out.print(t(language, "imported", user=user, **counts), markup=False, soft_wrap=True)
 
 
 @app.command("delete-data")
@@ -187,13 +416,19 @@ def meals_show(
     day = parse_date(date, language)
     chosen = parse_meal(meal, language) if meal is not None else None
     store = existing_store(db, language, user)
-    logged = store.meal_items(day, chosen)
+    logged = store.meal_entries(day, chosen)
     store.db.close()
     shown = [
-        meal_json(day, m, [(food, grams) for mm, food, grams in logged if mm == m], language)
+        meal_json(
+            day,
+            m,
+            [(food, grams) for _, mm, food, grams in logged if mm == m],
+            language,
+            [item for item, mm, _, _ in logged if mm == m],
+        )
         for m in ((chosen,) if chosen else meals.MEAL_IDS)
     ]
-    day_totals = totals((food, grams) for _, food, grams in logged)
+    day_totals = totals((food, grams) for _, _, food, grams in logged)
     if json_output:
         write_json(
             shown[0] if chosen else {"date": day.isoformat(), "meals": shown, "totals": day_totals}
@@ -230,9 +465,8 @@ def meals_add(
     store = existing_store(db, language, user)
     with store.transaction() as tx:
         store.add_meal_item(tx, day, chosen, food_id, amount)
-        logged = store.meal_items(day, chosen, tx=tx)
+        saved = logged_meal(store, day, chosen, language, tx=tx)
     store.db.close()
-    saved = meal_json(day, chosen, [(f, g) for _, f, g in logged], language)
     if json_output:
         write_json(saved)
         return
@@ -246,6 +480,108 @@ def meals_add(
         kcal=number(saved["totals"]["energy_kcal"], language),
     )
     out.print(added, markup=False, soft_wrap=True)
+
+
+def _item_id(value: str, lang: Lang) -> int:
+    if value.isascii() and value.isdigit() and 0 < int(value) < 2**63:
+        return int(value)
+    raise UsageProblem(t(lang, "bad_item_id", value=value))
+
+
+@meals_app.command("edit")
+def meals_edit(
+    item: Annotated[str, typer.Argument(help="The item's id, as 'meals show' lists it.")],
+    db: DbOpt = None,
+    grams: Annotated[
+        str | None, typer.Option("--grams", help="New amount (1-5000; 150 or 150,5).")
+    ] = None,
+    food_id: Annotated[str | None, typer.Option("--food", help="Another food id.")] = None,
+    meal: Annotated[str | None, typer.Option("--meal", help="Move it to this meal.")] = None,
+    date: Annotated[
+        str | None, typer.Option("--date", help="Move it to this date (YYYY-MM-DD).")
+    ] = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Correct one logged food: its amount, the food, its meal or its date (exit 1 when there
+    is no such item). Prints the meal it is now in."""
+    language = parse_lang(lang)
+    item_id = _item_id(item, language)
+    changes: dict[str, Any] = {}
+    if grams is not None:
+        amount = parse_amount(grams, 1, 5000)
+        if amount is None:
+            raise UsageProblem(t(language, "bad_grams", value=grams))
+        changes["grams"] = amount
+    if food_id is not None:
+        if food_id not in catalog.foods():
+            raise UsageProblem(t(language, "unknown_food", value=food_id))
+        changes["food_id"] = food_id
+    if meal is not None:
+        changes["meal"] = parse_meal(meal, language)
+    if date is not None:
+        changes["date"] = parse_date(date, language)
+    if not changes:
+        raise UsageProblem(t(language, "give_a_value", example="--grams 150"))
+    store = existing_store(db, language, user)
+    try:
+        with store.transaction() as tx:
+            saved = store.update_meal_item(tx, item_id, changes)
+            if saved is None:
+                raise _missing(t(language, "no_such_item", item_id=item_id))
+            day = dt.date.fromisoformat(saved["date"])
+            shown = logged_meal(store, day, saved["meal"], language, tx=tx)
+    finally:
+        store.db.close()
+    if json_output:
+        write_json({**shown, "item_id": item_id})
+        return
+    out.print(f"{t(language, 'updated')}: [bold]{day.isoformat()}[/bold]")
+    print_meal(shown, language)
+
+
+@meals_app.command("delete")
+def meals_delete(
+    item: Annotated[str, typer.Argument(help="The item's id, as 'meals show' lists it.")],
+    db: DbOpt = None,
+    yes: YesOpt = False,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Delete one logged food (asks first; exit 1 when there is no such item)."""
+    language = parse_lang(lang)
+    item_id = _item_id(item, language)
+    store = existing_store(db, language, user)
+    try:
+        found = store.meal_item(item_id)
+        if found is None:
+            raise _missing(t(language, "no_such_item", item_id=item_id))
+        food = catalog.foods().get(found["food_id"])
+        question = t(
+            language,
+            "ask_delete_meal_item",
+            grams=number(found["grams"], language),
+            food=food.name(language) if food else found["food_id"],
+            meal=meals.label(found["meal"], language),
+            date=found["date"],
+        )
+        if not yes and not _confirmed(question, language):
+            raise _missing(t(language, "not_deleted"))
+        with store.transaction() as tx:
+            removed = store.delete_meal_item(tx, item_id)
+            if removed is None:
+                raise _missing(t(language, "no_such_item", item_id=item_id))
+            day = dt.date.fromisoformat(removed["date"])
+            left = logged_meal(store, day, removed["meal"], language, tx=tx)
+    finally:
+        store.db.close()
+    if json_output:
+        write_json({"deleted": removed, "meal": left})
+        return
+    out.print(f"{t(language, 'deleted')}: [bold]{day.isoformat()}[/bold]")
+    print_meal(left, language)
 
 
 @routines_app.command("list")
@@ -275,6 +611,278 @@ def routines_list(
             )
             name = step["name"] or step["exercise_id"]
             out.print(f"  {index}. {name}: {series}", markup=False, soft_wrap=True)
+
+
+_SERIES = re.compile(r"([0-9]{1,3})[xX\u00d7]([0-9]{1,4}(?:[.,][0-9]+)?)/([0-9]{1,3})")
+
+
+def _series(text: str, lang: Lang) -> tuple[int, float, int]:
+    """``REPSxKG/REST`` (``8x22,5/90``) as ``(reps, weight_kg, rest_seconds)``."""
+    found = _SERIES.fullmatch(text.strip())
+    if found is not None:
+        reps, load, rest = int(found[1]), parse_amount(found[2], 0, 1000), int(found[3])
+        if 1 <= reps <= 100 and load is not None and rest <= 600:
+            return reps, load, rest
+    raise UsageProblem(t(lang, "bad_series", value=text))
+
+
+def _exercise(exercise_id: str, series: list[str], lang: Lang) -> tuple[str, Any]:
+    if exercise_id not in catalog.exercises():
+        raise UsageProblem(t(lang, "unknown_exercise", value=exercise_id))
+    return exercise_id, [_series(one, lang) for one in series]
+
+
+def _routine_line(routine: dict[str, Any], lang: Lang) -> None:
+    shown = routine_json(routine, lang)
+    out.print(f"{shown['name']} ({shown['category']})", style="bold", markup=False)
+    for index, step in enumerate(shown["exercises"], start=1):
+        series = ", ".join(
+            f"{s['reps']} x {number(s['weight_kg'], lang)} kg/{s['rest_seconds']} s"
+            for s in step["series"]
+        )
+        name = step["name"] or step["exercise_id"]
+        out.print(f"  {index}. {name}: {series}", markup=False, soft_wrap=True)
+
+
+class _RoutineEdit:
+    """One routine command: the routine found by name, changed in one transaction."""
+
+    def __init__(self, db: str | None, lang: Lang, user: str, name: str) -> None:
+        self.lang = lang
+        self.name = name
+        self.store = existing_store(db, lang, user)
+
+    def run(self, edit: Any, *, ask: Any = None) -> dict[str, Any]:
+        """``edit(tx, routine_id, stored)`` inside one transaction; the routine as saved.
+        With ``ask(stored)``, a person must first say yes to that question (asked before the
+        transaction opens, so nobody waits on the database while a person thinks)."""
+        try:
+            if ask is not None:
+                routine_id = self.store.find_routine(self.name)
+                if routine_id is None:
+                    raise _missing(t(self.lang, "no_such_routine", name=self.name))
+                if not _confirmed(ask(self.store.routines(routine_id)[0]), self.lang):
+                    raise _missing(t(self.lang, "not_deleted"))
+            with self.store.transaction() as tx:
+                routine_id = self.store.find_routine(self.name, tx=tx)
+                if routine_id is None:
+                    raise _missing(t(self.lang, "no_such_routine", name=self.name))
+                stored = self.store.routines(routine_id, tx=tx)[0]
+                edit(tx, routine_id, stored)
+                found = self.store.routines(routine_id, tx=tx)
+        finally:
+            self.store.db.close()
+        return found[0] if found else stored
+
+    def show(self, routine: dict[str, Any], *, json_output: bool) -> None:
+        if json_output:
+            write_json(routine_json(routine, self.lang))
+        else:
+            _routine_line(routine, self.lang)
+
+
+RoutineArg = Annotated[str, typer.Argument(help="The routine's name (case and accents ignored).")]
+
+
+@routines_app.command("create")
+def routines_create(
+    name: Annotated[str, typer.Argument(help="The new routine's name.")],
+    category: Annotated[
+        str, typer.Option("--category", help="strength, hypertrophy, cardio or flexibility.")
+    ],
+    exercise: Annotated[
+        list[str],
+        typer.Option(
+            "--exercise",
+            help="'ID SERIES...', a series being REPSxKG/REST: --exercise 'back_squat 5x100/180 "
+            "5x100/180'; repeat for each exercise, in order.",
+        ),
+    ],
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Save a new routine: its exercises in order, each with its series."""
+    language = parse_lang(lang)
+    name = name.strip()
+    if not 1 <= len(name) <= 100:
+        raise UsageProblem(t(language, "bad_routine_name"))
+    chosen = parse_choice(category, "--category", get_args(RoutineCategory), language)
+    plan = []
+    for spec in exercise:
+        words = spec.split()
+        if len(words) < 2:
+            raise UsageProblem(t(language, "bad_exercise_spec", value=spec))
+        plan.append(_exercise(words[0], words[1:], language))
+    if len(plan) > MAX_EXERCISES:
+        raise UsageProblem(t(language, "routine_too_long", name=name, count=MAX_EXERCISES))
+    store = GymStore(open_database(db_target(db)), user=user)
+    try:
+        with store.transaction() as tx:
+            routine_id = store.create_routine(tx, name, chosen or "", plan)
+            if routine_id is None:
+                raise UsageProblem(t(language, "routine_taken", name=name))
+            (saved,) = store.routines(routine_id, tx=tx)
+    finally:
+        store.db.close()
+    if json_output:
+        write_json(routine_json(saved, language))
+        return
+    saved_line = t(language, "routine_saved", name=name, count=len(plan))
+    out.print(saved_line, markup=False, soft_wrap=True)
+
+
+@routines_app.command("rename")
+def routines_rename(
+    routine: RoutineArg,
+    new_name: Annotated[str, typer.Argument(help="Its new name.")],
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Give a routine a new name (exit 1 when there is no such routine)."""
+    language = parse_lang(lang)
+    new_name = new_name.strip()
+    if not 1 <= len(new_name) <= 100:
+        raise UsageProblem(t(language, "bad_routine_name"))
+    command = _RoutineEdit(db, language, user, routine)
+
+    def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+        del stored
+        if not command.store.rename_routine(tx, routine_id, new_name):
+            raise UsageProblem(t(language, "routine_taken", name=new_name))
+
+    command.show(command.run(edit), json_output=json_output)
+
+
+@routines_app.command("add-exercise")
+def routines_add_exercise(
+    routine: RoutineArg,
+    exercise_id: Annotated[str, typer.Argument(help="An exercise id ('exercises search').")],
+    series: Annotated[list[str], typer.Argument(help="Its series, each REPSxKG/REST (8x22,5/90).")],
+    position: Annotated[
+        int | None, typer.Option("--position", help="Where, from 1 (default: at the end).")
+    ] = None,
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Add an exercise with its series to a routine, at the end or at --position."""
+    language = parse_lang(lang)
+    step = _exercise(exercise_id, series, language)
+    command = _RoutineEdit(db, language, user, routine)
+
+    def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+        plan = plan_of(stored)
+        if len(plan) >= MAX_EXERCISES:
+            raise UsageProblem(
+                t(language, "routine_too_long", name=stored["name"], count=len(plan))
+            )
+        at = len(plan) if position is None else position - 1
+        if not 0 <= at <= len(plan):
+            count = len(plan)
+            raise UsageProblem(
+                t(language, "bad_position", value=position, name=stored["name"], count=count)
+            )
+        command.store.replace_routine_exercises(tx, routine_id, [*plan[:at], step, *plan[at:]])
+
+    command.show(command.run(edit), json_output=json_output)
+
+
+@routines_app.command("remove-exercise")
+def routines_remove_exercise(
+    routine: RoutineArg,
+    position: Annotated[int, typer.Argument(help="The exercise's place, from 1.")],
+    db: DbOpt = None,
+    yes: YesOpt = False,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Remove the exercise at a position from a routine (asks first)."""
+    language = parse_lang(lang)
+    command = _RoutineEdit(db, language, user, routine)
+
+    def check(stored: dict[str, Any]) -> Plan:
+        plan = plan_of(stored)
+        if not 1 <= position <= len(plan):
+            count = len(plan)
+            raise UsageProblem(
+                t(language, "bad_position", value=position, name=stored["name"], count=count)
+            )
+        if len(plan) == 1:
+            raise UsageProblem(t(language, "last_exercise", name=stored["name"]))
+        return plan
+
+    def ask(stored: dict[str, Any]) -> str:
+        check(stored)
+        step = routine_json(stored, language)["exercises"][position - 1]
+        exercise = step["name"] or step["exercise_id"]
+        name = stored["name"]
+        return t(language, "ask_remove_exercise", exercise=exercise, position=position, name=name)
+
+    def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+        plan = check(stored)
+        command.store.replace_routine_exercises(
+            tx, routine_id, plan[: position - 1] + plan[position:]
+        )
+
+    command.show(command.run(edit, ask=None if yes else ask), json_output=json_output)
+
+
+@routines_app.command("reorder")
+def routines_reorder(
+    routine: RoutineArg,
+    order: Annotated[
+        list[int], typer.Argument(help="Every current position once, in the new order: 3 1 2.")
+    ],
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Put a routine's exercises in a new order (each keeps its series)."""
+    language = parse_lang(lang)
+    command = _RoutineEdit(db, language, user, routine)
+
+    def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+        plan = moved(plan_of(stored), order)
+        if plan is None:
+            raise UsageProblem(t(language, "bad_order", count=len(stored["exercises"])))
+        command.store.replace_routine_exercises(tx, routine_id, plan)
+
+    command.show(command.run(edit), json_output=json_output)
+
+
+@routines_app.command("delete")
+def routines_delete(
+    routine: RoutineArg,
+    db: DbOpt = None,
+    yes: YesOpt = False,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """Delete a routine with its exercises (asks first)."""
+    language = parse_lang(lang)
+    command = _RoutineEdit(db, language, user, routine)
+
+    def ask(stored: dict[str, Any]) -> str:
+        count = len(stored["exercises"])
+        return t(language, "ask_delete_routine", name=stored["name"], count=count)
+
+    def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
+        del stored
+        command.store.delete_routine(tx, routine_id)
+
+    removed = command.run(edit, ask=None if yes else ask)
+    if json_output:
+        write_json({"deleted": routine_json(removed, language)})
+        return
+    out.print(t(language, "routine_deleted", name=removed["name"]), markup=False)
 
 
 @foods_app.command("search")

@@ -63,8 +63,11 @@ def print_meal(shown: dict[str, Any], lang: Lang) -> None:
         name = item["name"] or item["food_id"]
         energy = item["energy_kcal"]
         kcal = "?" if energy is None else number(energy, lang)
+        ref = f"[{item['item_id']}] " if "item_id" in item else ""
         out.print(
-            f"  {number(item['grams'], lang)} g {name}: {kcal} kcal", markup=False, soft_wrap=True
+            f"  {ref}{number(item['grams'], lang)} g {name}: {kcal} kcal",
+            markup=False,
+            soft_wrap=True,
         )
     if shown["items"]:
         out.print(f"  = {nutrients(shown['totals'], lang)}", soft_wrap=True)
