@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import io
+import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,20 +22,12 @@ from typing import Any
 import pytest
 
 from gymnasia import catalog
+from gymnasia.cli import main
 from gymnasia.store import DateTaken, GymStore
 from gymnasia.tools import build_tools
-from surefoot import (
-    CallRecord,
-    Database,
-    Executor,
-    Lang,
-    Ok,
-    SqlLedger,
-    ToolError,
-    ToolSet,
-    TurnState,
-    open_database,
-)
+from surefoot import Lang, Ok, SqlLedger, ToolError, ToolSet, open_database
+from surefoot.executor import CallRecord, Executor, TurnState
+from surefoot.sql import Database
 from surefoot.testing import call
 
 DAY = "2020-01-02"
@@ -629,3 +626,530 @@ def test_store_routine_edits(two_users: tuple[GymStore, GymStore]) -> None:
         assert store.delete_routine(tx, routine)
     assert store.routines() == []
     assert int(store.db.query("SELECT COUNT(*) FROM gym_routine_series")[0][0]) == 0
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one command did."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def gymnasia(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Call the CLI in-process like a person would; ``answer`` is what they type at a prompt
+    (None: no input at all)."""
+    for name in ("GYMNASIA_DB", "GYMNASIA_LANG", "GYMNASIA_TODAY"):
+        monkeypatch.delenv(name, raising=False)
+
+    def invoke(*args: str, answer: str | None = None) -> Run:
+        capsys.readouterr()
+        monkeypatch.setattr(sys, "argv", ["gymnasia", *args])
+        monkeypatch.setattr(sys, "stdin", io.StringIO("" if answer is None else answer + "\n"))
+        with pytest.raises(SystemExit) as exited:
+            main()
+        captured = capsys.readouterr()
+        code = exited.value.code
+        return Run(code if isinstance(code, int) else 1, captured.out, captured.err)
+
+    return invoke
+
+
+def _one_line(run: Run, code: int = 2) -> str:
+    """The single ``gymnasia: ...`` line a refused command prints on stderr."""
+    assert run.code == code, run
+    lines = [line for line in run.err.splitlines() if line.startswith("gymnasia: ")]
+    assert len(lines) == 1, run.err
+    assert "Traceback" not in run.err
+    return lines[0]
+
+
+@pytest.fixture
+def cli_db(sqlite_url: str) -> str:
+    """A database with one measurement, a lunch of two items and one routine."""
+    store = GymStore(open_database(sqlite_url))
+    with store.transaction() as tx:
+        store.upsert_measurement(tx, dt.date(2020, 1, 2), {"weight_kg": 80.0, "waist_cm": 90.0})
+        store.add_meal_item(tx, dt.date(2020, 1, 2), "lunch", "white_rice_cooked", 150)
+        store.add_meal_item(tx, dt.date(2020, 1, 2), "lunch", "olive_oil", 10)
+        store.create_routine(
+            tx,
+            "Pierna",
+            "strength",
+            [("back_squat", [(5, 100.0, 180)]), ("leg_press", [(10, 150.0, 90)])],
+        )
+    store.db.close()
+    return sqlite_url
+
+
+def _measurement(url: str, day: str) -> dict[str, Any] | None:
+    store = GymStore(open_database(url, create=False))
+    try:
+        return store.read_measurement(dt.date.fromisoformat(day))
+    finally:
+        store.db.close()
+
+
+FIELD_VALUES = {
+    "weight_kg": "80,5",
+    "body_fat_pct": "18,2",
+    "neck_cm": "38",
+    "chest_cm": "101,5",
+    "waist_cm": "84.5",
+    "hips_cm": "98",
+    "biceps_cm": "35,5",
+    "quadriceps_cm": "58",
+    "calf_cm": "38,5",
+    "height_cm": "178",
+}
+
+
+def test_measurements_add_takes_every_field_and_a_decimal_comma(
+    gymnasia: Any, sqlite_url: str
+) -> None:
+    """One flag per stored field; 80,5 and 84.5 are both numbers."""
+    flags = [x for name, v in FIELD_VALUES.items() for x in ("--" + name.replace("_", "-"), v)]
+    run = gymnasia("measurements", "add", "2020-02-01", *flags, "--db", sqlite_url, "--json")
+    assert run.code == 0, run
+    expected = {name: float(v.replace(",", ".")) for name, v in FIELD_VALUES.items()}
+    assert run.json() == {"date": "2020-02-01", **expected}
+    assert _measurement(sqlite_url, "2020-02-01") == run.json()
+    text = gymnasia("measurements", "add", "2020-02-02", "--weight-kg", "80,5", "--db", sqlite_url)
+    assert text.out == "guardado: 2020-02-02 weight_kg=80.5\n"
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("es", "gymnasia: valor no válido «8,5» para --weight-kg: usa un número entre 20 y 400"),
+        ("pt", "gymnasia: valor inválido «8,5» para --weight-kg: use um número entre 20 e 400"),
+        ("en", "gymnasia: invalid value '8,5' for --weight-kg: use a number from 20 to 400"),
+    ],
+)
+def test_measurements_add_out_of_range_is_one_localized_line(
+    gymnasia: Any, cli_db: str, lang: str, line: str
+) -> None:
+    run = gymnasia("measurements", "add", DAY, "--weight-kg", "8,5", "--db", cli_db, "--lang", lang)
+    assert _one_line(run) == line
+    assert _measurement(cli_db, DAY)["weight_kg"] == 80.0  # type: ignore[index]
+
+
+@pytest.mark.parametrize("value", ["abc", "80,5,1", "nan", "inf", "1e9", ""])
+def test_measurements_add_refuses_what_is_not_a_number(
+    gymnasia: Any, cli_db: str, value: str
+) -> None:
+    run = gymnasia("measurements", "add", DAY, "--neck-cm", value, "--db", cli_db)
+    assert "--neck-cm" in _one_line(run)
+
+
+def test_measurements_add_without_a_value_is_one_line(gymnasia: Any, cli_db: str) -> None:
+    line = _one_line(gymnasia("measurements", "add", DAY, "--db", cli_db, "--lang", "pt"))
+    assert line == "gymnasia: indique pelo menos um valor, p. ex. --weight-kg 76,5"
+
+
+def test_measurements_edit_sets_clears_and_moves(gymnasia: Any, cli_db: str) -> None:
+    run = gymnasia(
+        "measurements",
+        "edit",
+        DAY,
+        "--neck-cm",
+        "38,5",
+        "--clear",
+        "waist-cm",
+        "--new-date",
+        "2020-01-05",
+        "--db",
+        cli_db,
+    )
+    assert run.code == 0, run
+    assert run.out == "actualizado: 2020-01-05 weight_kg=80, neck_cm=38.5\n"
+    assert _measurement(cli_db, DAY) is None
+    moved_row = _measurement(cli_db, "2020-01-05")
+    assert moved_row is not None
+    assert (moved_row["neck_cm"], moved_row["waist_cm"]) == (38.5, None)
+    again = gymnasia(
+        "measurements", "edit", "2020-01-05", "--weight-kg", "79", "--db", cli_db, "--json"
+    )
+    assert again.json()["weight_kg"] == 79.0
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("es", "gymnasia: no hay registro para el 2021-01-01"),
+        ("pt", "gymnasia: não há registo para 2021-01-01"),
+        ("en", "gymnasia: no record for 2021-01-01"),
+    ],
+)
+def test_measurements_edit_and_delete_of_a_missing_date(
+    gymnasia: Any, cli_db: str, lang: str, line: str
+) -> None:
+    """Exit 1 and one localized line, as `measurements show` does; nothing is asked."""
+    edit = gymnasia(
+        "measurements", "edit", "2021-01-01", "--weight-kg", "70", "--db", cli_db, "--lang", lang
+    )
+    assert _one_line(edit, 1) == line
+    delete = gymnasia("measurements", "delete", "2021-01-01", "--db", cli_db, "--lang", lang)
+    assert _one_line(delete, 1) == line
+    assert "?" not in delete.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (DAY,),
+        (DAY, "--clear", "weight_kg", "--clear", "waist_cm"),
+        (DAY, "--weight-kg", "80", "--clear", "weight-kg"),
+        (DAY, "--clear", "belly_cm"),
+        (DAY, "--new-date", "2020-13-01"),
+        (DAY, "--new-date", "2020-01-03", "--neck-cm", "300"),
+    ],
+)
+def test_measurements_edit_mistakes_change_nothing(
+    gymnasia: Any, cli_db: str, args: tuple[str, ...]
+) -> None:
+    before = _measurement(cli_db, DAY)
+    _one_line(gymnasia("measurements", "edit", *args, "--db", cli_db))
+    assert _measurement(cli_db, DAY) == before
+
+
+def test_measurements_edit_onto_a_taken_date(gymnasia: Any, cli_db: str) -> None:
+    gymnasia("measurements", "add", "2020-01-03", "--weight-kg", "70", "--db", cli_db)
+    run = gymnasia(
+        "measurements", "edit", DAY, "--new-date", "2020-01-03", "--db", cli_db, "--lang", "en"
+    )
+    assert _one_line(run) == "gymnasia: 2020-01-03 already has a measurement record of its own"
+    assert _measurement(cli_db, DAY)["weight_kg"] == 80.0  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "deleted"),
+    [
+        ("es", "s", True),
+        ("es", "sí", True),
+        ("pt", "sim", True),
+        ("en", "y", True),
+        ("en", "yes", True),
+        ("es", "n", False),
+        ("es", "", False),
+        ("en", "s", False),
+        ("pt", None, False),
+    ],
+)
+def test_measurements_delete_asks_in_the_users_language(
+    gymnasia: Any, cli_db: str, lang: str, answer: str | None, deleted: bool
+) -> None:
+    """The question goes to stderr; only a yes in that language deletes; no input is a no."""
+    run = gymnasia("measurements", "delete", DAY, "--db", cli_db, "--lang", lang, answer=answer)
+    question = {
+        "es": "¿Borrar la medida del 2020-01-02 (weight_kg=80, waist_cm=90)? [s/N]",
+        "pt": "Apagar a medida de 2020-01-02 (weight_kg=80, waist_cm=90)? [s/N]",
+        "en": "Delete the measurement of 2020-01-02 (weight_kg=80, waist_cm=90)? [y/N]",
+    }[lang]
+    assert run.err.startswith(question)
+    assert (_measurement(cli_db, DAY) is None) == deleted
+    if deleted:
+        assert run.code == 0
+        assert run.out.split(":")[0] == {"es": "borrado", "pt": "apagado", "en": "deleted"}[lang]
+    else:
+        assert _one_line(run, 1).startswith("gymnasia: ")
+        assert run.out == ""
+
+
+def test_measurements_delete_yes_and_json(gymnasia: Any, cli_db: str) -> None:
+    run = gymnasia("measurements", "delete", DAY, "--yes", "--json", "--db", cli_db)
+    assert run.code == 0
+    assert run.err == ""
+    assert run.json()["deleted"]["weight_kg"] == 80.0
+    assert _measurement(cli_db, DAY) is None
+
+
+def _lunch_ids(gymnasia: Any, db: str) -> list[int]:
+    shown = gymnasia("meals", "show", DAY, "--meal", "lunch", "--json", "--db", db).json()
+    return [item["item_id"] for item in shown["items"]]
+
+
+def test_meals_show_lists_item_ids(gymnasia: Any, cli_db: str) -> None:
+    rice, oil = _lunch_ids(gymnasia, cli_db)
+    text = gymnasia("meals", "show", DAY, "--db", cli_db).out
+    assert f"[{rice}] 150 g" in text
+    assert f"[{oil}] 10 g" in text
+
+
+def test_meals_edit_changes_and_moves_an_item(gymnasia: Any, cli_db: str) -> None:
+    rice, oil = _lunch_ids(gymnasia, cli_db)
+    run = gymnasia("meals", "edit", str(rice), "--grams", "200,5", "--db", cli_db, "--json")
+    assert run.code == 0, run
+    assert [(i["item_id"], i["grams"]) for i in run.json()["items"]] == [(rice, 200.5), (oil, 10.0)]
+    moved_meal = gymnasia(
+        "meals", "edit", str(oil), "--meal", "Cena", "--date", "2020-01-03", "--db", cli_db
+    )
+    assert moved_meal.code == 0
+    assert "Cena (dinner)" in moved_meal.out
+    assert _lunch_ids(gymnasia, cli_db) == [rice]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("abc", "--grams", "10"), "abc"),
+        (("-3", "--grams", "10"), "-3"),
+        (("{rice}",), "--grams"),
+        (("{rice}", "--grams", "0"), "0"),
+        (("{rice}", "--food", "unicorn"), "unicorn"),
+        (("{rice}", "--meal", "brunch"), "brunch"),
+        (("{rice}", "--date", "2020-W01-3"), "2020-W01-3"),
+    ],
+)
+def test_meals_edit_mistakes_are_one_line(
+    gymnasia: Any, cli_db: str, args: tuple[str, ...], needle: str
+) -> None:
+    rice, _ = _lunch_ids(gymnasia, cli_db)
+    filled = [a.format(rice=rice) for a in args]
+    assert needle in _one_line(gymnasia("meals", "edit", *filled, "--db", cli_db))
+    assert _lunch_ids(gymnasia, cli_db)[0] == rice
+
+
+def test_meals_edit_and_delete_of_a_missing_item(gymnasia: Any, cli_db: str) -> None:
+    edit = gymnasia("meals", "edit", "999", "--grams", "5", "--db", cli_db, "--lang", "en")
+    assert _one_line(edit, 1) == (
+        "gymnasia: there is no logged food with the id 999 ('gymnasia meals show' shows the ids)"
+    )
+    delete = gymnasia("meals", "delete", "999", "--db", cli_db, "--yes")
+    assert "999" in _one_line(delete, 1)
+
+
+def test_meals_delete_asks_first(gymnasia: Any, cli_db: str) -> None:
+    rice, oil = _lunch_ids(gymnasia, cli_db)
+    kept = gymnasia("meals", "delete", str(rice), "--db", cli_db, answer="n")
+    assert kept.err.startswith("¿Borrar 150 g de Arroz blanco cocido de Comida del 2020-01-02?")
+    assert _lunch_ids(gymnasia, cli_db) == [rice, oil]
+    done = gymnasia("meals", "delete", str(rice), "--db", cli_db, "--json", answer="s")
+    assert done.code == 0
+    assert done.json()["deleted"]["food_id"] == "white_rice_cooked"
+    assert _lunch_ids(gymnasia, cli_db) == [oil]
+
+
+def _routine_steps(gymnasia: Any, db: str) -> list[tuple[str, list[Any]]]:
+    (routine,) = gymnasia("routines", "list", "--json", "--db", db).json()
+    return [
+        (s["exercise_id"], [tuple(x.values()) for x in s["series"]]) for s in routine["exercises"]
+    ]
+
+
+def test_routines_create_from_the_command_line(gymnasia: Any, sqlite_url: str) -> None:
+    run = gymnasia(
+        "routines",
+        "create",
+        "Torso",
+        "--category",
+        "hypertrophy",
+        "--exercise",
+        "barbell_bench_press 8x60/90 8x62,5/90",
+        "--exercise",
+        "plank 1x0/60",
+        "--db",
+        sqlite_url,
+    )
+    assert run.code == 0, run
+    assert run.out == "rutina «Torso» guardada: 2 ejercicio(s)\n"
+    assert _routine_steps(gymnasia, sqlite_url) == [
+        ("barbell_bench_press", [(8, 60.0, 90), (8, 62.5, 90)]),
+        ("plank", [(1, 0.0, 60)]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--category", "power", "--exercise", "plank 1x0/60"), "power"),
+        (("--category", "strength", "--exercise", "plank"), "plank"),
+        (("--category", "strength", "--exercise", "flying 1x0/60"), "flying"),
+        (("--category", "strength", "--exercise", "plank 1x0"), "1x0"),
+        (("--category", "strength", "--exercise", "plank 0x0/60"), "0x0/60"),
+        (("--category", "strength", "--exercise", "plank 1x0/601"), "1x0/601"),
+        (("--category", "strength", "--exercise", "plank 1x1001/60"), "1x1001/60"),
+    ],
+)
+def test_routines_create_mistakes_are_one_line(
+    gymnasia: Any, cli_db: str, args: tuple[str, ...], needle: str
+) -> None:
+    assert needle in _one_line(gymnasia("routines", "create", "Nueva", *args, "--db", cli_db))
+    assert len(gymnasia("routines", "list", "--json", "--db", cli_db).json()) == 1
+
+
+def test_routines_create_refuses_a_taken_name(gymnasia: Any, cli_db: str) -> None:
+    run = gymnasia(
+        "routines",
+        "create",
+        "PIÉRNA",
+        "--category",
+        "strength",
+        "--exercise",
+        "plank 1x0/60",
+        "--db",
+        cli_db,
+        "--lang",
+        "en",
+    )
+    assert _one_line(run) == "gymnasia: there is already a routine named 'PIÉRNA'"
+
+
+def test_routines_change_from_the_command_line(gymnasia: Any, cli_db: str) -> None:
+    """rename, add-exercise (at the end and at a place), reorder, remove-exercise, delete."""
+    assert gymnasia("routines", "rename", "pierna", "Pierna A", "--db", cli_db).code == 0
+    added = gymnasia("routines", "add-exercise", "pierna a", "plank", "1x0/60", "--db", cli_db)
+    assert added.code == 0
+    assert "3. Plancha" in added.out
+    gymnasia(
+        "routines",
+        "add-exercise",
+        "Pierna A",
+        "dumbbell_walking_lunge",
+        "12x20/60",
+        "12x20/60",
+        "--position",
+        "1",
+        "--db",
+        cli_db,
+    )
+    order = [step for step, _ in _routine_steps(gymnasia, cli_db)]
+    assert order == ["dumbbell_walking_lunge", "back_squat", "leg_press", "plank"]
+    reordered = gymnasia(
+        "routines", "reorder", "Pierna A", "4", "3", "2", "1", "--db", cli_db, "--json"
+    )
+    assert [s["exercise_id"] for s in reordered.json()["exercises"]] == order[::-1]
+    kept = gymnasia("routines", "remove-exercise", "Pierna A", "1", "--db", cli_db, answer="n")
+    assert kept.err.startswith("¿Quitar Plancha (posición 1) de la rutina «Pierna A»?")
+    assert len(_routine_steps(gymnasia, cli_db)) == 4
+    removed = gymnasia("routines", "remove-exercise", "Pierna A", "1", "--db", cli_db, "--yes")
+    assert removed.code == 0
+    assert [s for s, _ in _routine_steps(gymnasia, cli_db)] == order[::-1][1:]
+    assert gymnasia("routines", "delete", "pierna a", "--db", cli_db, answer="").code == 1
+    gone = gymnasia("routines", "delete", "pierna a", "--db", cli_db, answer="s")
+    assert gone.out == "rutina «Pierna A» borrada\n"
+    assert gymnasia("routines", "list", "--json", "--db", cli_db).json() == []
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("rename", "Brazos", "B"), 1),
+        (("add-exercise", "Brazos", "plank", "1x0/60"), 1),
+        (("reorder", "Brazos", "1"), 1),
+        (("remove-exercise", "Brazos", "1", "--yes"), 1),
+        (("delete", "Brazos", "--yes"), 1),
+        (("reorder", "Pierna", "1", "1"), 2),
+        (("reorder", "Pierna", "2"), 2),
+        (("remove-exercise", "Pierna", "3", "--yes"), 2),
+        (("add-exercise", "Pierna", "plank", "1x0/60", "--position", "4"), 2),
+        (("add-exercise", "Pierna", "plank", "1x0/60", "--position", "0"), 2),
+    ],
+)
+def test_routine_change_mistakes_change_nothing(
+    gymnasia: Any, cli_db: str, args: tuple[str, ...], code: int
+) -> None:
+    before = _routine_steps(gymnasia, cli_db)
+    line = _one_line(gymnasia("routines", *args, "--db", cli_db), code)
+    if code == 1:
+        assert line == (
+            "gymnasia: no hay ninguna rutina llamada «Brazos» "
+            "('gymnasia routines list' las muestra)"
+        )
+    assert _routine_steps(gymnasia, cli_db) == before
+
+
+def test_the_last_exercise_is_not_removed_from_the_command_line(gymnasia: Any, cli_db: str) -> None:
+    gymnasia("routines", "remove-exercise", "Pierna", "2", "--yes", "--db", cli_db)
+    line = _one_line(
+        gymnasia("routines", "remove-exercise", "Pierna", "1", "--yes", "--db", cli_db)
+    )
+    assert "gymnasia routines delete" in line
+    assert len(_routine_steps(gymnasia, cli_db)) == 1
+
+
+def test_the_real_entry_point_asks_before_deleting(cli_db: str) -> None:
+    """`python -m gymnasia measurements delete`: "n" keeps, "s" deletes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
+
+    def real(answer: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "gymnasia", "measurements", "delete", DAY, "--db", cli_db],
+            input=answer,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+
+    kept = real("n\n")
+    assert (kept.returncode, kept.stdout) == (1, "")
+    assert kept.stderr.endswith("gymnasia: no se ha borrado nada\n")
+    assert _measurement(cli_db, DAY) is not None
+    done = real("s\n")
+    assert done.returncode == 0
+    assert done.stdout.startswith("borrado: 2020-01-02")
+    assert _measurement(cli_db, DAY) is None
+
+
+# -- one date parser -------------------------------------------------------------------------
+
+DATES = [
+    "2020-01-02",
+    "2020-W01-3",
+    "20200102",
+    "2020-1-2",
+    "2020-02-30",
+    "2020-01-02T00:00",
+    "\uff12\uff10\uff12\uff10-01-02",
+    " 2020-01-02",
+]
+
+
+@pytest.mark.parametrize("text", DATES)
+def test_the_cli_and_the_tools_accept_the_same_dates(gymnasia: Any, cli_db: str, text: str) -> None:
+    """Whatever a tool refuses as a date, every command refuses too (one localized line)."""
+    harness = _harness(cli_db)
+    try:
+        record = harness.run("read_measurement", {"date": text})
+    finally:
+        harness.db.close()
+    tool_accepts = not (
+        isinstance(record.outcome, ToolError) and record.outcome.code == "invalid_arguments"
+    )
+    runs = [
+        gymnasia("measurements", "show", text, "--db", cli_db, "--json"),
+        gymnasia("meals", "show", text, "--db", cli_db, "--json"),
+        gymnasia("measurements", "list", "--from", text, "--db", cli_db, "--json"),
+        gymnasia("measurements", "add", text, "--weight-kg", "80", "--db", cli_db, "--json"),
+    ]
+    for run in runs:
+        if tool_accepts:
+            assert run.code == 0, run
+        else:
+            assert _one_line(run) == f"gymnasia: fecha no válida «{text}»: usa AAAA-MM-DD"
+    assert tool_accepts == (text == "2020-01-02")
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("es", "gymnasia: fecha no válida «2020-W01-3»: usa AAAA-MM-DD"),
+        ("pt", "gymnasia: data inválida «2020-W01-3»: use AAAA-MM-DD"),
+        ("en", "gymnasia: invalid date '2020-W01-3': use YYYY-MM-DD"),
+    ],
+)
+def test_an_iso_week_date_is_refused_in_each_language(
+    gymnasia: Any, cli_db: str, lang: str, line: str
+) -> None:
+    run = gymnasia("measurements", "delete", "2020-W01-3", "--yes", "--db", cli_db, "--lang", lang)
+    assert _one_line(run) == line

@@ -162,7 +162,7 @@ def _confirmed(question: str, lang: Lang) -> bool:
     hint = "[y/N]" if lang == "en" else "[s/N]"
     err.print(f"{question} {hint} ", end="", markup=False, soft_wrap=True)
     answer = sys.stdin.readline()
-    if not answer.endswith("\n"):
+    if not sys.stdin.isatty():  # a terminal echoed the answer and its newline; a pipe did not
         err.print()
     return answer.strip().lower() in _YES[lang]
 
