@@ -112,9 +112,9 @@ def read_export(text: str, lang: Lang) -> ExportFile:
         first = exc.errors()[0]
         where = _where(first.get("loc", ()))
         raise ExportError(f"{where}: {first.get('msg', '')}") from None
-    _unique(lang, "date", [m.date.isoformat() for m in data.measurements], str)
-    _unique(lang, "key", [n.key for n in data.memory], str)
-    _unique(lang, "name", [r.name for r in data.routines], fold)
+    _unique(lang, "measurements.date", [m.date.isoformat() for m in data.measurements], str)
+    _unique(lang, "memory.key", [n.key for n in data.memory], str)
+    _unique(lang, "routines.name", [r.name for r in data.routines], fold)
     return data
 
 
