@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from gymnasia import catalog
 from gymnasia.cli import main
 from gymnasia.store import DateTaken, GymStore
 from gymnasia.tools import build_tools
+from gymnasia.web import create_app
 from surefoot import Lang, Ok, SqlLedger, ToolError, ToolSet, open_database
 from surefoot.executor import CallRecord, Executor, TurnState
 from surefoot.sql import Database
@@ -1153,3 +1155,111 @@ def test_an_iso_week_date_is_refused_in_each_language(
 ) -> None:
     run = gymnasia("measurements", "delete", "2020-W01-3", "--yes", "--db", cli_db, "--lang", lang)
     assert _one_line(run) == line
+
+
+# -- the web API -----------------------------------------------------------------------------
+
+WEB = "http://127.0.0.1:8000"
+
+
+@pytest.fixture
+def web(cli_db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db=cli_db, lang="es"), base_url=WEB) as client:
+        yield client
+
+
+def test_web_edit_sets_clears_and_moves(web: TestClient, cli_db: str) -> None:
+    """A number sets, null empties, a missing field keeps; new_date moves."""
+    response = web.post(
+        f"/api/measurements/{DAY}/edit",
+        json={"weight_kg": 79.5, "waist_cm": None, "new_date": "2020-01-04"},
+    )
+    assert response.status_code == 200, response.text
+    saved = response.json()["measurement"]
+    assert (saved["date"], saved["weight_kg"], saved["waist_cm"]) == ("2020-01-04", 79.5, None)
+    assert _measurement(cli_db, DAY) is None
+    assert _measurement(cli_db, "2020-01-04") == saved
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "error", "lang", "words"),
+    [
+        ("2021-01-01/edit", {"weight_kg": 70.0}, 404, "not_found", "en", "no longer exists"),
+        ("2021-01-01/delete", {}, 404, "not_found", "pt", "já não existe"),
+        ("2020-W01-3/edit", {"weight_kg": 70.0}, 422, "invalid_date", "es", "AAAA-MM-DD"),
+        ("2020-W01-3/delete", {}, 422, "invalid_date", "en", "YYYY-MM-DD"),
+        (f"{DAY}/edit", {"weight_kg": 5.0}, 422, "invalid", "es", "Peso (kg): usa un número"),
+        (f"{DAY}/edit", {"neck_cm": "38"}, 422, "invalid", "en", "Neck (cm): use a number"),
+        (f"{DAY}/edit", {"mood": 1}, 422, "invalid", "pt", "«mood»"),
+        (f"{DAY}/edit", {"new_date": "2020-1-4"}, 422, "invalid", "en", "YYYY-MM-DD"),
+        (f"{DAY}/edit", {"weight_kg": None, "waist_cm": None}, 422, "empty", "es", "bórrala"),
+    ],
+)
+def test_web_edit_and_delete_refusals_change_nothing(
+    web: TestClient,
+    cli_db: str,
+    path: str,
+    body: dict[str, Any],
+    status: int,
+    error: str,
+    lang: str,
+    words: str,
+) -> None:
+    """Each refusal names its reason in the page's language and leaves the record as it was."""
+    before = _measurement(cli_db, DAY)
+    response = web.post(f"/api/measurements/{path}?lang={lang}", json=body)
+    assert response.status_code == status, response.text
+    assert response.json()["error"] == error
+    assert words in response.json()["message"]
+    assert _measurement(cli_db, DAY) == before
+
+
+def test_web_edit_onto_a_taken_date_is_409(web: TestClient, cli_db: str) -> None:
+    web.post(f"/api/measurements/{DAY}/edit", json={"weight_kg": 80.0})
+    store = GymStore(open_database(cli_db))
+    with store.transaction() as tx:
+        store.upsert_measurement(tx, dt.date(2020, 1, 3), {"weight_kg": 70.0})
+    store.db.close()
+    response = web.post(f"/api/measurements/{DAY}/edit", json={"new_date": "2020-01-03"})
+    assert response.status_code == 409
+    assert response.json()["error"] == "conflict"
+    assert _measurement(cli_db, DAY) is not None
+
+
+def test_web_delete(web: TestClient, cli_db: str) -> None:
+    response = web.post(f"/api/measurements/{DAY}/delete", json={})
+    assert response.status_code == 200
+    assert response.json()["deleted"]["weight_kg"] == 80.0
+    assert _measurement(cli_db, DAY) is None
+    assert web.post(f"/api/measurements/{DAY}/delete", json={}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "http://evil.example"},
+        {"sec-fetch-site": "cross-site"},
+        {"origin": WEB, "content-type": "text/plain"},
+    ],
+)
+def test_web_edits_from_elsewhere_are_refused(
+    web: TestClient, cli_db: str, headers: dict[str, str]
+) -> None:
+    """The app's guard refuses a cross-origin or non-JSON POST before it reaches the route."""
+    before = _measurement(cli_db, DAY)
+    for path, body in ((f"{DAY}/delete", "{}"), (f"{DAY}/edit", '{"weight_kg": 70}')):
+        response = web.post(
+            f"/api/measurements/{path}",
+            content=body,
+            headers={"content-type": "application/json", **headers},
+        )
+        assert response.status_code in (403, 415), response.text
+    assert _measurement(cli_db, DAY) == before
+
+
+def test_measurements_page_offers_edit_and_delete(web: TestClient) -> None:
+    page = web.get("/measurements?lang=pt").text
+    assert page.count('class="button secondary small edit-measurement"') == 1
+    assert '<dialog id="delete-dialog"' in page
+    assert "Não é possível desfazer." in page
+    assert 'data-values="{&quot;weight_kg&quot;:80.0,' in page

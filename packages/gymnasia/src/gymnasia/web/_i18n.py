@@ -7,6 +7,8 @@ from typing import Final
 from surefoot import Lang
 from surefoot.outcome import LANGS
 
+from ..store import MEASUREMENT_FIELDS
+
 _UI: Final[dict[str, dict[Lang, str]]] = {
     "nav_chat": {"es": "Chat", "pt": "Chat", "en": "Chat"},
     "nav_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
@@ -157,6 +159,68 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     "quadriceps_cm": {"es": "Cuádriceps (cm)", "pt": "Quadríceps (cm)", "en": "Quadriceps (cm)"},
     "calf_cm": {"es": "Gemelo (cm)", "pt": "Panturrilha (cm)", "en": "Calf (cm)"},
     "height_cm": {"es": "Altura (cm)", "pt": "Altura (cm)", "en": "Height (cm)"},
+    "actions": {"es": "Acciones", "pt": "Ações", "en": "Actions"},
+    "edit": {"es": "Editar", "pt": "Editar", "en": "Edit"},
+    "delete": {"es": "Borrar", "pt": "Apagar", "en": "Delete"},
+    "save": {"es": "Guardar", "pt": "Guardar", "en": "Save"},
+    "cancel": {"es": "Cancelar", "pt": "Cancelar", "en": "Cancel"},
+    "edit_title": {
+        "es": "Editar la medida del {date}",
+        "pt": "Editar a medida de {date}",
+        "en": "Edit the measurement of {date}",
+    },
+    "edit_hint": {
+        "es": "Deja un campo vacío para quitar su valor. Se aceptan 80,5 y 80.5.",
+        "pt": "Deixe um campo vazio para remover o seu valor. Aceita-se 80,5 e 80.5.",
+        "en": "Leave a field empty to remove its value. Both 80.5 and 80,5 are accepted.",
+    },
+    "delete_title": {
+        "es": "¿Borrar la medida del {date}?",
+        "pt": "Apagar a medida de {date}?",
+        "en": "Delete the measurement of {date}?",
+    },
+    "delete_body": {
+        "es": "Se borrarán todos los valores de ese día. No se puede deshacer.",
+        "pt": "Todos os valores desse dia serão apagados. Não é possível desfazer.",
+        "en": "Every value of that day will be deleted. This cannot be undone.",
+    },
+    "field_invalid": {
+        "es": "{field}: usa un número entre {low} y {high}.",
+        "pt": "{field}: use um número entre {low} e {high}.",
+        "en": "{field}: use a number from {low} to {high}.",
+    },
+    "field_invalid_any": {
+        "es": "{field}: escribe un número, como 80,5.",
+        "pt": "{field}: escreva um número, como 80,5.",
+        "en": "{field}: write a number, such as 80.5.",
+    },
+    "field_unknown": {
+        "es": "«{field}» no es una medida que se pueda guardar.",
+        "pt": "«{field}» não é uma medida que se possa guardar.",
+        "en": "'{field}' is not a measurement that can be saved.",
+    },
+    "bad_date": {
+        "es": "Fecha no válida: usa AAAA-MM-DD.",
+        "pt": "Data inválida: use AAAA-MM-DD.",
+        "en": "Invalid date: use YYYY-MM-DD.",
+    },
+    "measurement_gone": {
+        "es": "Esa medida ya no existe (quizá se borró en otra pestaña). Recarga la página.",
+        "pt": "Essa medida já não existe (talvez tenha sido apagada noutro separador). Recarregue "
+        "a página.",
+        "en": "That measurement no longer exists (perhaps it was deleted in another tab). Reload "
+        "the page.",
+    },
+    "measurement_empty": {
+        "es": "La medida se quedaría sin ningún valor; para quitarla, bórrala.",
+        "pt": "A medida ficaria sem nenhum valor; para a remover, apague-a.",
+        "en": "The measurement would be left with no value; to remove it, delete it.",
+    },
+    "measurement_date_taken": {
+        "es": "El {date} ya tiene su propia medida; no se ha movido nada.",
+        "pt": "{date} já tem a sua própria medida; nada foi movido.",
+        "en": "{date} already has a measurement of its own; nothing was moved.",
+    },
     "token_title": {
         "es": "Se necesita el token de acceso",
         "pt": "É necessário o token de acesso",
@@ -224,6 +288,11 @@ CLIENT_KEYS: Final = (
     "messages_one",
     "messages_many",
     "no_conversations",
+    "edit_title",
+    "delete_title",
+    "field_invalid_any",
+    "bad_date",
+    *MEASUREMENT_FIELDS,
 )
 """The texts app.js needs, sent with each page."""
 

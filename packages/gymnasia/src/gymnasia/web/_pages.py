@@ -157,7 +157,9 @@ def measurements_page(ctx: PageContext, rows: Sequence[dict[str, Any]]) -> str:
     if not rows:
         content = f'<p class="empty">{escape(ui(lang, "no_measurements"))}</p>'
     else:
-        content = _summary(lang, rows) + _chart_card(lang, rows) + _table(lang, rows)
+        content = (
+            _summary(lang, rows) + _chart_card(lang, rows) + _table(lang, rows) + _dialogs(lang)
+        )
     body = f"""<main class="measurements-layout">
   <h1>{ui(lang, "measurements_title")}</h1>
   {content}
@@ -213,15 +215,59 @@ def _table(lang: Lang, rows: Sequence[dict[str, Any]]) -> str:
             f'<td class="num">{"" if row.get(c) is None else escape(number(row[c], lang))}</td>'
             for c in columns
         )
-        body.append(
-            f'<tr data-date="{escape(row["date"])}"><th scope="row">'
-            f"{escape(row['date'])}</th>{cells}</tr>"
+        values = json.dumps({f: row.get(f) for f in MEASUREMENT_FIELDS}, separators=(",", ":"))
+        date = escape(row["date"])
+        actions = (
+            f'<td class="row-actions">'
+            f'<button type="button" class="button secondary small edit-measurement" '
+            f'data-date="{date}">{escape(ui(lang, "edit"))}</button> '
+            f'<button type="button" class="button deny small delete-measurement" '
+            f'data-date="{date}">{escape(ui(lang, "delete"))}</button></td>'
         )
+        body.append(
+            f'<tr data-date="{date}" data-values="{escape(values)}"><th scope="row">'
+            f"{date}</th>{cells}{actions}</tr>"
+        )
+    actions_head = f'<th scope="col"><span class="sr-only">{ui(lang, "actions")}</span></th>'
     return (
         '<section class="card"><table class="measurements-table">'
-        f'<thead><tr><th scope="col">{ui(lang, "date")}</th>{head}</tr></thead>'
+        f'<thead><tr><th scope="col">{ui(lang, "date")}</th>{head}{actions_head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></section>"
     )
+
+
+def _dialogs(lang: Lang) -> str:
+    """The edit form (every stored field, a decimal comma allowed) and the delete question;
+    app.js opens them for one row and sends what the person confirms."""
+    fields = "".join(
+        f'<label class="field"><span>{escape(ui(lang, name))}</span>'
+        f'<input type="text" inputmode="decimal" name="{name}" autocomplete="off"></label>'
+        for name in MEASUREMENT_FIELDS
+    )
+    return f"""<dialog id="edit-dialog" class="dialog" aria-labelledby="edit-title">
+  <form id="edit-form" method="dialog" novalidate>
+    <h2 id="edit-title"></h2>
+    <p class="hint">{escape(ui(lang, "edit_hint"))}</p>
+    <label class="field"><span>{escape(ui(lang, "date"))}</span>
+      <input type="text" name="date" inputmode="numeric" autocomplete="off"
+        pattern="[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}" required></label>
+    <div class="fields">{fields}</div>
+    <p class="form-error" id="edit-error" role="alert" hidden></p>
+    <div class="dialog-actions">
+      <button type="button" class="button secondary" id="edit-cancel">{ui(lang, "cancel")}</button>
+      <button type="submit" class="button primary" id="edit-save">{ui(lang, "save")}</button>
+    </div>
+  </form>
+</dialog>
+<dialog id="delete-dialog" class="dialog" aria-labelledby="delete-title">
+  <h2 id="delete-title"></h2>
+  <p>{escape(ui(lang, "delete_body"))}</p>
+  <p class="form-error" id="delete-error" role="alert" hidden></p>
+  <div class="dialog-actions">
+    <button type="button" class="button secondary" id="delete-cancel">{ui(lang, "cancel")}</button>
+    <button type="button" class="button deny" id="delete-confirm">{ui(lang, "delete")}</button>
+  </div>
+</dialog>"""
 
 
 # -- the chart -------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
     POST /api/chat {message, conversation_id?}            → NDJSON turn stream
     POST /api/approvals/{conversation}/{approval} {approved}  → NDJSON turn stream (once)
     GET  /api/measurements?from=&to=          saved measurements, by date
+    POST /api/measurements/{date}/edit {field: number | null, ..., new_date?}  → {measurement}
+    POST /api/measurements/{date}/delete {}   → {deleted}
 
 A turn streams as NDJSON, one event per line: ``start`` (the conversation id), ``text``
 (a delta as it arrives), ``call`` (one call's record as it completes, ``render.call_json``),
@@ -38,12 +40,21 @@ from contextlib import ExitStack, asynccontextmanager
 from importlib.resources import files
 from typing import Annotated, Any, Final, assert_never
 
-from fastapi import FastAPI, Path, Query, Request
+from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 from starlette.types import Scope
 
-from surefoot import Agent, ConversationBusyError, Lang, Model, Redactor, TurnEvent, TurnResult
+from surefoot import (
+    Agent,
+    CalendarDate,
+    ConversationBusyError,
+    Lang,
+    Model,
+    Redactor,
+    TurnEvent,
+    TurnResult,
+)
 from surefoot.executor import CallRecord
 from surefoot.journal import Lease
 from surefoot.messages import (
@@ -58,7 +69,9 @@ from surefoot.messages import (
 
 from .. import render
 from ..app import Coach, open_coach
-from ..texts import APP_NAME
+from ..store import MEASUREMENT_FIELDS, DateTaken
+from ..texts import APP_NAME, number
+from ..tools import MEASUREMENT_LIMITS, BodyFat, Girth, Height, Weight
 from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page
 from ._security import Guard
@@ -92,6 +105,38 @@ class ApprovalRequest(BaseModel):
 
 
 ConversationId = Annotated[str, Path(pattern=ID_PATTERN)]
+
+
+class MeasurementEdit(BaseModel):
+    """``POST /api/measurements/{date}/edit``: a field given a number replaces its value, a
+    field given null is emptied, a field left out keeps its value; ``new_date`` moves the
+    record. The ranges are the tools'."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    weight_kg: Weight | None = None
+    body_fat_pct: BodyFat | None = None
+    neck_cm: Girth | None = None
+    chest_cm: Girth | None = None
+    waist_cm: Girth | None = None
+    hips_cm: Girth | None = None
+    biceps_cm: Girth | None = None
+    quadriceps_cm: Girth | None = None
+    calf_cm: Girth | None = None
+    height_cm: Height | None = None
+    new_date: CalendarDate | None = None
+
+    def changes(self) -> tuple[dict[str, float], list[str]]:
+        """``(values to set, fields to empty)``."""
+        given: list[str] = [n for n in MEASUREMENT_FIELDS if n in self.model_fields_set]
+        values = {n: getattr(self, n) for n in given if getattr(self, n) is not None}
+        return values, [n for n in given if getattr(self, n) is None]
+
+
+class DeleteRequest(BaseModel):
+    """``POST /api/measurements/{date}/delete``: nothing but the date in the path."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def create_app(
@@ -388,6 +433,7 @@ def _pages(app: FastAPI, web: _Web) -> None:
 
 def _api(app: FastAPI, web: _Web) -> None:
     _read_api(app, web)
+    _measurement_api(app, web)
     _turn_api(app, web)
 
 
@@ -427,11 +473,87 @@ def _read_api(app: FastAPI, web: _Web) -> None:
 
     @app.get("/api/measurements")
     async def measurements(
-        date_from: Annotated[dt.date | None, Query(alias="from")] = None,
-        date_to: Annotated[dt.date | None, Query(alias="to")] = None,
+        date_from: Annotated[CalendarDate | None, Query(alias="from")] = None,
+        date_to: Annotated[CalendarDate | None, Query(alias="to")] = None,
     ) -> Response:
         rows = web.coach.store.list_measurements(date_from, date_to)
         return web.json({"measurements": rows})
+
+
+def _measurement_api(app: FastAPI, web: _Web) -> None:
+    """Edit and delete one measurement (the measurements page's buttons)."""
+    store = web.coach.store
+
+    @app.post("/api/measurements/{date}/edit")
+    async def edit_measurement(
+        request: Request, date: str, raw: Annotated[dict[str, Any], Body()]
+    ) -> Response:
+        lang = web.lang_of(request)
+        day = _calendar_date(date)
+        if day is None:
+            return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
+        try:
+            body = MeasurementEdit.model_validate(raw)
+        except ValidationError as exc:
+            return web.json(_invalid(exc, lang), 422)
+        values, emptied = body.changes()
+        try:
+            with store.transaction() as tx:
+                current = store.read_measurement(day, tx=tx)
+                if current is None:
+                    message = ui(lang, "measurement_gone")
+                    return web.json({"error": "not_found", "message": message}, 404)
+                kept = [n for n in MEASUREMENT_FIELDS if current[n] is not None]
+                if not values and not set(kept) - set(emptied):
+                    message = ui(lang, "measurement_empty")
+                    return web.json({"error": "empty", "message": message}, 422)
+                saved = store.update_measurement(
+                    tx, day, values, clear=emptied, new_date=body.new_date
+                )
+        except DateTaken as taken:
+            message = ui(lang, "measurement_date_taken").format(date=taken.date.isoformat())
+            return web.json({"error": "conflict", "message": message}, 409)
+        return web.json({"measurement": saved})
+
+    @app.post("/api/measurements/{date}/delete")
+    async def delete_measurement(request: Request, date: str, body: DeleteRequest) -> Response:
+        del body
+        lang = web.lang_of(request)
+        day = _calendar_date(date)
+        if day is None:
+            return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
+        with store.transaction() as tx:
+            removed = store.delete_measurement(tx, day)
+        if removed is None:
+            return web.json({"error": "not_found", "message": ui(lang, "measurement_gone")}, 404)
+        return web.json({"deleted": removed})
+
+
+def _invalid(exc: ValidationError, lang: Lang) -> dict[str, Any]:
+    """The first problem of an edit, in ``lang``: which field, and what it takes."""
+    loc = exc.errors()[0].get("loc", ())
+    field = str(loc[0]) if loc else ""
+    if field in MEASUREMENT_LIMITS:
+        low, high = MEASUREMENT_LIMITS[field]
+        text = ui(lang, "field_invalid").format(
+            field=ui(lang, field), low=number(low, lang), high=number(high, lang)
+        )
+    elif field == "new_date":
+        text = ui(lang, "bad_date")
+    else:
+        text = ui(lang, "field_unknown").format(field=field or "?")
+    return {"error": "invalid", "field": field, "message": text}
+
+
+_DATE: Final[TypeAdapter[dt.date]] = TypeAdapter(CalendarDate)
+
+
+def _calendar_date(value: str) -> dt.date | None:
+    """``value`` as the tools read a date (exactly YYYY-MM-DD, a real day), or None."""
+    try:
+        return _DATE.validate_python(value)
+    except ValidationError:
+        return None
 
 
 def _turn_api(app: FastAPI, web: _Web) -> None:

@@ -493,6 +493,134 @@
     document.body.dataset.ready = "true";
   }
 
+  // -- the measurements page: edit and delete one record --------------------------------------
+
+  function measurementsPage() {
+    const editDialog = document.getElementById("edit-dialog");
+    const deleteDialog = document.getElementById("delete-dialog");
+    if (!editDialog || !deleteDialog) return; // no records: nothing to edit
+    const form = document.getElementById("edit-form");
+    const editError = document.getElementById("edit-error");
+    const deleteError = document.getElementById("delete-error");
+    const decimal = config.lang === "en" ? "." : ",";
+    let current = null;
+
+    function shown(value) {
+      return value === null || value === undefined ? "" : String(value).replace(".", decimal);
+    }
+
+    function fail(node, message) {
+      node.textContent = message;
+      node.hidden = false;
+    }
+
+    async function post(url, payload) {
+      try {
+        const response = await fetch(url + withLang({}), {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify(payload),
+          credentials: "same-origin",
+        });
+        let body = null;
+        try {
+          body = await response.json();
+        } catch (_) {
+          body = null;
+        }
+        return { ok: response.ok, body };
+      } catch (_) {
+        return { ok: false, body: { message: T.network_error } };
+      }
+    }
+
+    function openEdit(row) {
+      current = row.dataset.date;
+      const values = JSON.parse(row.dataset.values);
+      document.getElementById("edit-title").textContent = T.edit_title.replace("{date}", current);
+      form.elements.date.value = current;
+      for (const [name, value] of Object.entries(values)) form.elements[name].value = shown(value);
+      editError.hidden = true;
+      editDialog.showModal();
+      form.elements.weight_kg.focus();
+    }
+
+    function collect() {
+      const payload = {};
+      const date = form.elements.date.value.trim();
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return { error: T.bad_date, input: "date" };
+      if (date !== current) payload.new_date = date;
+      const row = document.querySelector(`tr[data-date="${current}"]`);
+      const before = JSON.parse(row.dataset.values);
+      for (const name of Object.keys(before)) {
+        const text = form.elements[name].value.trim();
+        if (text === "") {
+          if (before[name] !== null) payload[name] = null;
+          continue;
+        }
+        if (!/^\d+([.,]\d+)?$/.test(text)) {
+          return { error: T.field_invalid_any.replace("{field}", T[name]), input: name };
+        }
+        const value = Number(text.replace(",", "."));
+        if (value !== before[name]) payload[name] = value;
+      }
+      return { payload };
+    }
+
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const { payload, error, input } = collect();
+      if (error) {
+        fail(editError, error);
+        form.elements[input].focus();
+        return;
+      }
+      const save = document.getElementById("edit-save");
+      save.disabled = true;
+      const result = await post(`/api/measurements/${current}/edit`, payload);
+      save.disabled = false;
+      if (!result.ok) {
+        fail(editError, (result.body && result.body.message) || T.server_error);
+        return;
+      }
+      location.reload();
+    });
+    document.getElementById("edit-cancel").addEventListener("click", () => editDialog.close());
+
+    function openDelete(row) {
+      current = row.dataset.date;
+      document.getElementById("delete-title").textContent = T.delete_title.replace(
+        "{date}",
+        current,
+      );
+      deleteError.hidden = true;
+      deleteDialog.showModal();
+      document.getElementById("delete-cancel").focus();
+    }
+
+    document.getElementById("delete-confirm").addEventListener("click", async (event) => {
+      event.target.disabled = true;
+      const result = await post(`/api/measurements/${current}/delete`, {});
+      event.target.disabled = false;
+      if (!result.ok) {
+        fail(deleteError, (result.body && result.body.message) || T.server_error);
+        return;
+      }
+      location.reload();
+    });
+    document.getElementById("delete-cancel").addEventListener("click", () => deleteDialog.close());
+
+    for (const button of document.querySelectorAll(".edit-measurement")) {
+      button.addEventListener("click", () => openEdit(button.closest("tr")));
+    }
+    for (const button of document.querySelectorAll(".delete-measurement")) {
+      button.addEventListener("click", () => openDelete(button.closest("tr")));
+    }
+  }
+
   if (config.page === "chat") chatPage();
-  else document.body.dataset.ready = "true";
+  else {
+    if (config.page === "measurements") measurementsPage();
+    document.body.dataset.ready = "true";
+  }
 })();
