@@ -141,7 +141,8 @@ def meal_json(
 
 
 def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
-    """Declare ``search_foods``, ``read_meal`` and ``add_meal_food`` on ``tools``."""
+    """Declare ``search_foods``, ``read_meal``, ``add_meal_food``, ``edit_meal_item`` and
+    ``delete_meal_item`` (a person confirms it) on ``tools``."""
 
     @tools.tool
     def search_foods(

@@ -88,7 +88,9 @@ def routine_json(routine: dict[str, Any], lang: Lang) -> dict[str, Any]:
 
 
 def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
-    """Declare ``search_exercises``, ``read_routines`` and ``create_routine`` on ``tools``."""
+    """Declare ``search_exercises``, ``read_routines``, ``create_routine`` and the routine
+    edits (``rename_routine``, ``add_routine_exercise``, ``reorder_routine_exercises``, and
+    ``remove_routine_exercise`` and ``delete_routine``, which a person confirms) on ``tools``."""
 
     @tools.tool
     def search_exercises(
