@@ -42,10 +42,16 @@ MEASUREMENT_LIMITS: Final[dict[str, tuple[float, float]]] = {
 """The accepted range of each measurement field, for the tools, the CLI, the web and import."""
 assert tuple(MEASUREMENT_LIMITS) == MEASUREMENT_FIELDS
 
-Weight = Annotated[float, Field(ge=20, le=400, description="Body weight in kg (20-400).")]
-BodyFat = Annotated[float, Field(ge=2, le=75, description="Body fat percentage (2-75).")]
-Girth = Annotated[float, Field(ge=10, le=250, description="A girth in cm (10-250).")]
-Height = Annotated[float, Field(ge=50, le=260, description="Height in cm (50-260).")]
+
+def _bounded(field: str, what: str) -> Any:
+    low, high = MEASUREMENT_LIMITS[field]
+    return Field(ge=low, le=high, description=f"{what} ({low:g}-{high:g}).")
+
+
+Weight = Annotated[float, _bounded("weight_kg", "Body weight in kg")]
+BodyFat = Annotated[float, _bounded("body_fat_pct", "Body fat percentage")]
+Girth = Annotated[float, _bounded("waist_cm", "A girth in cm")]
+Height = Annotated[float, _bounded("height_cm", "Height in cm")]
 MeasurementField = Literal[
     "weight_kg",
     "body_fat_pct",
