@@ -1263,3 +1263,29 @@ def test_measurements_page_offers_edit_and_delete(web: TestClient) -> None:
     assert '<dialog id="delete-dialog"' in page
     assert "Não é possível desfazer." in page
     assert 'data-values="{&quot;weight_kg&quot;:80.0,' in page
+
+
+def test_the_tools_edit_and_delete_on_both_databases(db_url: str) -> None:
+    """Through the executor with its ledger in the same database: an edit, a delete that
+    waits for a person, and a not_found, on SQLite and on PostgreSQL."""
+    coach = _harness(db_url)
+    try:
+        coach.ok("write_measurement", {"date": DAY, "weight_kg": 80.0})
+        item = coach.ok(
+            "add_meal_food", {"date": DAY, "meal": "lunch", "food_id": "olive_oil", "grams": 10.0}
+        )["items"][0]["item_id"]
+        assert coach.ok("edit_measurement", {"date": DAY, "neck_cm": 38.0})["neck_cm"] == 38.0
+        edited = coach.ok("edit_meal_item", {"item_id": item, "grams": 12.0})
+        assert edited["items"][0]["grams"] == 12.0
+        coach.pauses("delete_measurement", {"date": DAY})
+        coach.pauses("delete_meal_item", {"item_id": item})
+        assert coach.count("gym_measurements") == coach.count("gym_meal_items") == 1
+        coach.ok("delete_measurement", {"date": DAY}, decision=True)
+        coach.ok("delete_meal_item", {"item_id": item}, decision=True)
+        assert coach.count("gym_measurements") == coach.count("gym_meal_items") == 0
+        missing = coach.error("delete_measurement", {"date": DAY}, decision=True)
+        assert (missing.code, missing.recovery.value) == ("not_found", "choose_alternative")
+        committed = coach.db.query("SELECT COUNT(*) FROM sf_ledger WHERE state = 'committed'")
+        assert int(committed[0][0]) == 6
+    finally:
+        coach.db.close()
