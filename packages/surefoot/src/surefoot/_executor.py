@@ -33,7 +33,14 @@ from pydantic import BaseModel
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
 from ._heartbeat import HEARTBEAT
-from ._ledger import Ledger, LedgerEntry, MemoryLedger, canonical_json, fingerprint
+from ._ledger import (
+    Ledger,
+    LedgerEntry,
+    MemoryLedger,
+    canonical_json,
+    fingerprint,
+    supplied_key,
+)
 from ._ledger import idempotency_key as make_key
 from ._messages import ToolCall
 from ._outcome import (
@@ -49,6 +56,7 @@ from ._outcome import (
 )
 from ._texts import Lang, text
 from ._tools import ReconcileResult, Tool, ToolSet
+from ._tracing import NO_TRACING, Tracer
 
 Decision = Callable[[ToolCall, Tool], bool | None]
 """A confirmation policy: True approve, False deny, None ask (the turn pauses)."""
@@ -86,6 +94,10 @@ class TurnState:
     decisions: dict[str, bool] = field(default_factory=dict)
     """A person's decisions in this turn, by the idempotency key of the exact call decided
     (True approved, False denied). A decision for any other call is never applied."""
+    given_keys: dict[str, str] = field(default_factory=dict)
+    """Idempotency keys the caller supplied, by call id (an MCP client's retry key): such a
+    write is keyed by it alone, so the same key with the same arguments is answered from the
+    ledger and with other arguments is refused."""
 
 
 class _Prepared:
@@ -160,8 +172,10 @@ class Executor:
         guard_limit: int = 2,
         lease_seconds: float = 60.0,
         app_context: dict[str, Any] | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.tools = tools
+        self.tracer: Tracer = tracer if tracer is not None else NO_TRACING
         self.ledger: Ledger = ledger if ledger is not None else MemoryLedger()
         self.diagnostics: DiagnosticsSink = (
             diagnostics if diagnostics is not None else MemoryDiagnostics()
@@ -184,12 +198,13 @@ class Executor:
                 records.extend(await self._flush(group, state))
             if _stopped(state):  # checked before preparing: a skipped call takes no ordinal
                 records.extend(await self._flush(group, state))
-                records.append(self._not_executed(call, state))
+                records.append(self._traced(self._not_executed(call, state)))
                 continue
             prepared = self._prepare(call, state)
             if isinstance(prepared, ToolError):
                 records.extend(await self._flush(group, state))
-                records.append(CallRecord(call, self._stop_if(prepared, state), executed=False))
+                refused = CallRecord(call, self._stop_if(prepared, state), executed=False)
+                records.append(self._traced(refused))
             elif concurrent:
                 group.append((call, prepared))
             elif prepared.tool.confirm and self._decision(call, prepared, state) is None:
@@ -222,6 +237,15 @@ class Executor:
             return [await self._run_one(*items[0], state)]
         results = await asyncio.gather(*(self._run_one(c, p, state) for c, p in items))
         return list(results)
+
+    def _traced(self, record: CallRecord) -> CallRecord:
+        """``record`` (of a call that did not run), told to the tracer."""
+        tool = self.tools.get(record.call.name)
+        with self.tracer.tool_call(
+            record.call, effect=None if tool is None else tool.effect
+        ) as trace:
+            trace.finished(record, self.ledger)
+        return record
 
     def _not_executed(self, call: ToolCall, state: TurnState) -> CallRecord:
         error = ToolError(
@@ -276,7 +300,7 @@ class Executor:
         prepared = self._validated(call)
         if isinstance(prepared, _Refused):
             return prepared.identity
-        self._mint(prepared, state)
+        self._mint(prepared, state, call.call_id)
         return prepared.fingerprint
 
     def _validated(self, call: ToolCall) -> _Prepared | _Refused:
@@ -294,9 +318,16 @@ class Executor:
             )
         return _Prepared(tool, validated)
 
-    def _mint(self, prepared: _Prepared, state: TurnState) -> None:
-        """Give a write its key: its ordinal among identical calls of the turn so far."""
+    def _mint(self, prepared: _Prepared, state: TurnState, call_id: str) -> None:
+        """Give a write its key: the one its caller supplied, or its ordinal among identical
+        calls of the turn so far."""
         if prepared.tool.effect != "write":
+            return
+        given = state.given_keys.get(call_id)
+        if given is not None:
+            prepared.key = supplied_key(
+                user=self.ledger.user, conversation_id=state.conversation_id, supplied=given
+            )
             return
         fp = prepared.fingerprint
         ordinal = state.ordinals.get(fp, 0)
@@ -316,7 +347,7 @@ class Executor:
             return self._guarded(
                 prepared.identity, self._refusal(call, prepared, state.lang), state
             )
-        self._mint(prepared, state)
+        self._mint(prepared, state, call.call_id)
         if state.failures:  # only a turn with a failure on record can repeat one
             guard = self._guard(prepared.fingerprint, state)
             if guard is not None:
@@ -363,6 +394,12 @@ class Executor:
     # -- running ---------------------------------------------------------------------------
 
     async def _run_one(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
+        with self.tracer.tool_call(call, effect=prep.tool.effect) as trace:
+            record = await self._run_traced(call, prep, state)
+            trace.finished(record, self.ledger)
+        return record
+
+    async def _run_traced(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
         tool = prep.tool
         if tool.confirm and self._decision(call, prep, state) is False:
             denied = ToolError(

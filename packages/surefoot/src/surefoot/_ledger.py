@@ -154,6 +154,14 @@ def idempotency_key(
     return "sfk_" + hashlib.sha256(raw.encode()).hexdigest()[:40]
 
 
+def supplied_key(*, user: str = DEFAULT_USER, conversation_id: str, supplied: str) -> str:
+    """The ledger key of a write whose caller supplied its own idempotency key (an MCP
+    client's): the user, the conversation and that key, nothing else, so a retry with the same
+    key finds the first attempt whatever else changed."""
+    raw = f"{user}\x00{conversation_id}\x00supplied\x00{supplied}"
+    return "sfk_" + hashlib.sha256(raw.encode()).hexdigest()[:40]
+
+
 class MemoryLedger:
     """An in-process ledger for tests and ephemeral agents (no atomic writes)."""
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -58,6 +58,7 @@ from ._model import Model, ResponseDone, TextDelta
 from ._outcome import ErrorCode, Outcome, Recovery, ToolError
 from ._texts import Lang, text
 from ._tools import ToolSet
+from ._tracing import Tracer, TurnTrace
 
 StopReason = Literal[
     "completed",
@@ -170,6 +171,7 @@ class Agent:
         diagnostics: DiagnosticsSink | None = None,
         redactor: Redactor | None = None,
         app_context: dict[str, Any] | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -188,7 +190,9 @@ class Agent:
             guard_limit=guard_limit,
             lease_seconds=lease_seconds,
             app_context=app_context,
+            tracer=tracer,
         )
+        self.tracer = self.executor.tracer
         if self.executor.ledger.user != self.journal.user:
             msg = "the journal and the ledger must belong to the same user"
             raise ConfigurationError(msg)
@@ -217,8 +221,11 @@ class Agent:
             if _unanswered(messages):
                 raise TurnPendingError(conversation_id)
             turn = self._turn(conversation_id, held, messages, on_event, _user_turns(messages))
-            self._append(turn, UserMessage(user_text), model=self.model_ref)
-            return await self._rounds(turn)
+            with self._traced_turn(turn) as trace:
+                self._append(turn, UserMessage(user_text), model=self.model_ref)
+                result = await self._rounds(turn)
+                trace.finished(result.stop_reason, result.model_requests)
+            return result
 
     async def resume(
         self,
@@ -246,8 +253,11 @@ class Agent:
             )
             history = _turn_history(messages)
             self._rebuild(turn, history)
-            step = await self._continue(turn, messages[-1], [r for _, r in history])
-            return step if step is not None else await self._rounds(turn)
+            with self._traced_turn(turn) as trace:
+                step = await self._continue(turn, messages[-1], [r for _, r in history])
+                result = step if step is not None else await self._rounds(turn)
+                trace.finished(result.stop_reason, result.model_requests)
+            return result
 
     def run_turn_sync(self, user_text: str, *, conversation_id: str | None = None) -> TurnResult:
         """``run_turn`` for synchronous callers."""
@@ -362,6 +372,13 @@ class Agent:
         with self.hold(conversation_id) as held:
             yield held
 
+    def _traced_turn(self, turn: _Turn) -> AbstractContextManager[TurnTrace]:
+        return self.tracer.turn(
+            app=self.app_name,
+            conversation_id=turn.conversation_id,
+            user_turn=turn.state.user_turn,
+        )
+
     def _check_model(self, conversation_id: str) -> None:
         recorded = self.journal.model_of(conversation_id)
         current = self.model_ref
@@ -438,21 +455,28 @@ class Agent:
     async def _request(self, turn: _Turn) -> ModelResponse | TurnResult:
         request = ModelRequest(messages=tuple(turn.messages), tools=self._specs, system=self.system)
         turn.requests += 1
-        try:
-            if not self.stream:
-                return await self.model.request(request)
-            async for event in self.model.stream(request):
-                if isinstance(event, ResponseDone):
-                    return event.response
-                await self._emit(turn, event)
-        except ProviderError as exc:
-            return await self._provider_failed(turn, exc)
+        with self.tracer.model_request(
+            provider=self.model.provider, model=self.model.model_name
+        ) as trace:
+            try:
+                response = await self._response(turn, request)
+            except ProviderError as exc:
+                trace.finished(None, exc)
+                return await self._provider_failed(turn, exc)
+            trace.finished(response, None)
+        return response
+
+    async def _response(self, turn: _Turn, request: ModelRequest) -> ModelResponse:
+        """The model's response to ``request`` (streamed to ``on_event`` if streaming)."""
+        if not self.stream:
+            return await self.model.request(request)
+        async for event in self.model.stream(request):
+            if isinstance(event, ResponseDone):
+                return event.response
+            await self._emit(turn, event)
         msg = "the model's stream ended without a final response"
-        return await self._provider_failed(
-            turn,
-            ProviderError(
-                provider=self.model.provider, status=None, kind="bad_response", safe_message=msg
-            ),
+        raise ProviderError(
+            provider=self.model.provider, status=None, kind="bad_response", safe_message=msg
         )
 
     async def _paused(self, turn: _Turn) -> TurnResult | None:

@@ -77,6 +77,22 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "en": "The person declined this action; it was not run. Do not request it again "
         "without asking first.",
     },
+    "confirm_unsupported": {
+        "es": "«{name}» necesita la confirmación de una persona y este cliente no puede pedirla; "
+        "no se ha ejecutado. Pide a la persona que la haga desde la aplicación.",
+        "pt": "«{name}» precisa da confirmação de uma pessoa e este cliente não a pode pedir; "
+        "não foi executada. Peça à pessoa que a faça a partir da aplicação.",
+        "en": "'{name}' needs a person's confirmation and this client cannot ask for it; it was "
+        "not run. Ask the person to do it from the application.",
+    },
+    "remote_failed": {
+        "es": "El servidor informó de que «{name}» falló, sin decir por qué. Otra consulta u "
+        "otra herramienta puede funcionar.",
+        "pt": "O servidor informou que «{name}» falhou, sem dizer porquê. Outra consulta ou "
+        "outra ferramenta pode funcionar.",
+        "en": "The server reported that '{name}' failed, without saying why. Another query or "
+        "tool may work.",
+    },
     "guard_repeat": {
         "es": "Esta misma llamada ya falló en este turno con «{code}»; no se ha repetido. "
         "Prueba con otros argumentos u otra herramienta.",
@@ -161,6 +177,16 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "es": "El modelo se ha negado a responder a esta petición.",
         "pt": "O modelo recusou-se a responder a este pedido.",
         "en": "The model declined to answer this request.",
+    },
+    "confirm_prompt": {
+        "es": "¿Confirmas esta acción? {tool} con {arguments}",
+        "pt": "Confirma esta ação? {tool} com {arguments}",
+        "en": "Do you confirm this action? {tool} with {arguments}",
+    },
+    "confirm_field": {
+        "es": "Sí, hazlo",
+        "pt": "Sim, faça-o",
+        "en": "Yes, do it",
     },
     "awaiting_confirmation": {
         "es": "Esta acción necesita tu confirmación antes de ejecutarse: {tool}.",

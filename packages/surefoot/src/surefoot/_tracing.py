@@ -1,0 +1,105 @@
+"""The tracing hook: where the turn loop and the executor tell an observer what they do.
+
+Three nested scopes, each a context manager so that an implementation can make its span the
+current one (model requests and tool calls then nest under their turn)::
+
+    turn ─┬─ model_request  (one per request to the model)
+          └─ tool_call      (one per call, whether it ran, was refused or was skipped)
+
+Each scope is told how it ended through the object it yields. ``NO_TRACING`` does nothing
+and costs one method call per scope; ``surefoot.otel`` implements the protocol with
+OpenTelemetry spans. Nothing here imports a tracing library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ._exceptions import ProviderError
+    from ._executor import CallRecord
+    from ._ledger import Ledger
+    from ._messages import ModelResponse, ToolCall
+
+
+class TurnTrace(Protocol):
+    """How a turn ended."""
+
+    def finished(self, stop_reason: str, model_requests: int) -> None:
+        """The turn ended with ``stop_reason`` after ``model_requests`` requests."""
+        ...
+
+
+class RequestTrace(Protocol):
+    """How a model request ended."""
+
+    def finished(self, response: ModelResponse | None, error: ProviderError | None) -> None:
+        """The model answered ``response``, or failed with ``error``."""
+        ...
+
+
+class CallTrace(Protocol):
+    """How a tool call ended."""
+
+    def finished(self, record: CallRecord, ledger: Ledger) -> None:
+        """The call's one outcome; ``ledger`` holds its write's state, if it is a write."""
+        ...
+
+
+class Tracer(Protocol):
+    """Receives the scopes of turns, model requests and tool calls."""
+
+    def turn(
+        self, *, app: str, conversation_id: str, user_turn: int
+    ) -> AbstractContextManager[TurnTrace]:
+        """One user turn (run or resumed) of ``app`` in ``conversation_id``."""
+        ...
+
+    def model_request(self, *, provider: str, model: str) -> AbstractContextManager[RequestTrace]:
+        """One request to ``provider``'s ``model``."""
+        ...
+
+    def tool_call(self, call: ToolCall, *, effect: str | None) -> AbstractContextManager[CallTrace]:
+        """One tool call (``effect``: ``read``/``write``, None if the tool does not exist)."""
+        ...
+
+
+class _Nothing:
+    """Every trace, doing nothing."""
+
+    def finished(self, *args: object) -> None:
+        """Nothing to record."""
+
+
+_NOTHING = _Nothing()
+
+
+@contextmanager
+def _nothing() -> Iterator[_Nothing]:
+    yield _NOTHING
+
+
+class NoTracing:
+    """The default tracer: records nothing."""
+
+    def turn(
+        self, *, app: str, conversation_id: str, user_turn: int
+    ) -> AbstractContextManager[TurnTrace]:
+        """No span."""
+        del app, conversation_id, user_turn
+        return _nothing()
+
+    def model_request(self, *, provider: str, model: str) -> AbstractContextManager[RequestTrace]:
+        """No span."""
+        del provider, model
+        return _nothing()
+
+    def tool_call(self, call: ToolCall, *, effect: str | None) -> AbstractContextManager[CallTrace]:
+        """No span."""
+        del call, effect
+        return _nothing()
+
+
+NO_TRACING: Tracer = NoTracing()

@@ -1,0 +1,273 @@
+"""Serving a ``ToolSet`` over the Model Context Protocol, through the executor.
+
+Every ``tools/call`` is one call of a one-call batch on an ``Executor``: validation, the
+ledger's claim and settlement, confirmations and the error boundary are the ones every other
+caller gets. What MCP adds is carried in the result:
+
+* a success is ``structuredContent`` (the data object) and its JSON as text;
+* an error is ``isError: true``, its safe message as text and ``structuredContent``
+  ``{"error": {"code", "message", "recovery", "recoverable", "details"}}``;
+* a write called with ``_meta[IDEMPOTENCY_KEY]`` is keyed by that key alone: a client's retry
+  with the same key is answered from the ledger, never run twice;
+* a tool declared ``confirm=True`` is asked to the person through the client (the
+  ``input_required`` round of 2026-07-28, or an ``elicitation/create`` request on older
+  connections) and refused with ``denied`` when the client cannot ask.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Collection
+from typing import Any, Final
+
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+from .._executor import CallRecord, Executor, PendingCall, TurnState
+from .._messages import ToolCall
+from .._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, dumps
+from .._texts import Lang, text
+from .._tools import Tool, ToolSet
+
+IDEMPOTENCY_KEY: Final = "surefoot/idempotency-key"
+"""The request ``_meta`` key under which a client sends a write's idempotency key."""
+CONFIRMATION: Final = "surefoot/confirmation"
+"""The key of the confirmation among a call's input requests and responses."""
+_APPROVE: Final = "approve"
+_MAX_KEY: Final = 200
+
+
+def error_content(error: ToolError) -> dict[str, Any]:
+    """The ``structuredContent`` of an error result."""
+    return {
+        "error": {
+            "code": error.code,
+            "message": error.message,
+            "recovery": error.recovery.value,
+            "recoverable": error.recoverable,
+            "details": [d.to_json() for d in error.details],
+        }
+    }
+
+
+def call_result(outcome: Outcome) -> types.CallToolResult:
+    """The MCP result of one outcome."""
+    if isinstance(outcome, Ok):
+        return types.CallToolResult(
+            content=[types.TextContent(text=dumps(outcome.data))],
+            structured_content=outcome.data,
+        )
+    return types.CallToolResult(
+        content=[types.TextContent(text=outcome.message)],
+        structured_content=error_content(outcome),
+        is_error=True,
+    )
+
+
+def tool_annotations(tool: Tool, *, open_world: bool) -> types.ToolAnnotations:
+    """What the tool's declaration says about its effect, as MCP hints."""
+    hints = tool.annotations
+    return types.ToolAnnotations(
+        read_only_hint=hints["readOnlyHint"],
+        destructive_hint=hints["destructiveHint"],
+        idempotent_hint=hints["idempotentHint"],
+        open_world_hint=open_world,
+    )
+
+
+class ToolServer:
+    """An MCP server for ``tools``, running every call through ``executor``.
+
+    ``executor`` is normally the application's own (``agent.executor``), so MCP calls share its
+    ledger, diagnostics and tracer; by default a fresh one with an in-memory ledger.
+    ``open_world`` names the tools that reach outside the application's own data (a web
+    service, another person's inbox); the others are declared closed-world.
+    ``conversation_id`` is where the ledger files this server's writes.
+    """
+
+    def __init__(
+        self,
+        tools: ToolSet,
+        *,
+        executor: Executor | None = None,
+        name: str = "surefoot",
+        version: str = "",
+        instructions: str | None = None,
+        lang: Lang = "en",
+        conversation_id: str = "mcp",
+        open_world: Collection[str] = (),
+    ) -> None:
+        self.tools = tools
+        self.executor = executor if executor is not None else Executor(tools)
+        if self.executor.tools is not tools:
+            msg = "the executor must run the same ToolSet the server lists"
+            raise ValueError(msg)
+        self.lang: Lang = lang
+        self.conversation_id = conversation_id
+        self._open_world = frozenset(open_world)
+        self.server: Server[Any] = Server(
+            name,
+            version=version,
+            instructions=instructions,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+
+    # -- transports ------------------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        """Serve one client over this process's stdin and stdout until it disconnects."""
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await self.server.run(
+                read_stream, write_stream, self.server.create_initialization_options()
+            )
+
+    def http_app(self, *, path: str = "/mcp", host: str = "127.0.0.1") -> Any:
+        """A Streamable HTTP ASGI application serving at ``path`` (give ``host`` as the
+        address it listens on: a local one keeps DNS-rebinding protection on)."""
+        return self.server.streamable_http_app(streamable_http_path=path, host=host)
+
+    # -- handlers --------------------------------------------------------------------------
+
+    def declarations(self) -> list[types.Tool]:
+        """The tools as MCP declares them."""
+        return [
+            types.Tool(
+                name=tool.name,
+                description=tool.description,
+                input_schema=tool.spec().parameters,
+                output_schema={"type": "object"},
+                annotations=tool_annotations(tool, open_world=tool.name in self._open_world),
+            )
+            for tool in self.tools
+        ]
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        del ctx, params
+        return types.ListToolsResult(tools=self.declarations())
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        meta = dict(params.meta or {})
+        given = meta.get(IDEMPOTENCY_KEY)
+        if given is not None and not _valid_key(given):
+            return call_result(self._bad_key(params.name))
+        call = ToolCall("mcp_" + uuid.uuid4().hex[:20], params.name, params.arguments or {})
+        # without a key every call is a new write: a random key keeps it apart from all others
+        key = given if isinstance(given, str) else "anon-" + uuid.uuid4().hex
+        keys = {call.call_id: key}
+        batch = await self.executor.run_batch([call], self._state(keys))
+        if batch.pending is not None:
+            decision = await self._decide(ctx, params, batch.pending)
+            if isinstance(decision, types.InputRequiredResult):
+                return decision
+            if decision is None:
+                return call_result(self._unconfirmable(params.name))
+            state = self._state(keys)
+            state.decisions[batch.pending.key] = decision
+            batch = await self.executor.run_batch([call], state)
+        (record,) = batch.records
+        return _result(record)
+
+    def _state(self, keys: dict[str, str]) -> TurnState:
+        return TurnState(self.conversation_id, 0, lang=self.lang, given_keys=keys)
+
+    # -- confirmations ---------------------------------------------------------------------
+
+    async def _decide(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        pending: PendingCall,
+    ) -> bool | types.InputRequiredResult | None:
+        """The person's decision on ``pending`` (True/False), a request for it, or None when
+        this client cannot ask. A write already in the ledger was approved when it was first
+        claimed: its retry is answered from the ledger without asking again."""
+        if self.executor.ledger.get(pending.key) is not None:
+            return True
+        if not _can_elicit(ctx):
+            return None
+        message = text(
+            self.lang,
+            "confirm_prompt",
+            tool=pending.call.name,
+            arguments=json.dumps(pending.arguments, ensure_ascii=False, sort_keys=True),
+        )
+        schema = {
+            "type": "object",
+            "properties": {
+                _APPROVE: {"type": "boolean", "title": text(self.lang, "confirm_field")}
+            },
+            "required": [_APPROVE],
+        }
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            answer = (params.input_responses or {}).get(CONFIRMATION)
+            if params.request_state == pending.fingerprint and isinstance(
+                answer, types.ElicitResult
+            ):
+                return _approved(answer)
+            request = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(message=message, requested_schema=schema)
+            )
+            return types.InputRequiredResult(
+                input_requests={CONFIRMATION: request}, request_state=pending.fingerprint
+            )
+        try:
+            answer = await ctx.session.elicit_form(
+                message, schema, related_request_id=ctx.request_id
+            )
+        except Exception:  # noqa: BLE001 - a client that cannot answer has not approved
+            return None
+        return _approved(answer)
+
+    def _unconfirmable(self, name: str) -> ToolError:
+        return ToolError(
+            ErrorCode.DENIED,
+            text(self.lang, "confirm_unsupported", name=name),
+            Recovery.CHOOSE_ALTERNATIVE,
+        )
+
+    def _bad_key(self, name: str) -> ToolError:
+        return ToolError(
+            ErrorCode.INVALID_ARGUMENTS,
+            text(self.lang, "invalid_arguments", name=name),
+            Recovery.CORRECT_ARGUMENTS,
+            details=(
+                Detail(
+                    f"_meta.{IDEMPOTENCY_KEY}",
+                    "is not a usable idempotency key",
+                    f"a non-empty string of at most {_MAX_KEY} characters",
+                ),
+            ),
+        )
+
+
+def _valid_key(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= _MAX_KEY and value.isprintable()
+
+
+def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        return False
+    elicitation = capabilities.elicitation
+    # an empty elicitation capability means form mode (the only mode before 2025-11-25)
+    return elicitation.form is not None or elicitation.url is None
+
+
+def _approved(answer: types.ElicitResult) -> bool:
+    return answer.action == "accept" and (answer.content or {}).get(_APPROVE) is True
+
+
+def _result(record: CallRecord) -> types.CallToolResult:
+    return call_result(record.outcome)
+
+
+__all__ = ["CONFIRMATION", "IDEMPOTENCY_KEY", "ToolServer", "call_result", "tool_annotations"]
