@@ -21,6 +21,7 @@ from surefoot import (
     open_database,
 )
 from surefoot.sql import Database
+from surefoot.tracing import Tracer
 
 from .faults import Faults
 from .feedback import FeedbackSettings
@@ -108,10 +109,12 @@ def open_coach(
     stream: bool = False,
     extra_secrets: tuple[str, ...] = (),
     github_api_url: str | None = None,
+    tracer: Tracer | None = None,
 ) -> Coach:
     """Open the database at ``db`` and build the Coach (the offline model unless given one).
     Feature requests go to GitHub as configured by the environment (``feedback.py``), at
-    ``github_api_url`` if given (a local fake in tests)."""
+    ``github_api_url`` if given (a local fake in tests). ``tracer`` observes turns, model
+    requests and tool calls (``surefoot.otel.OtelTracer`` records them as spans)."""
     database = open_database(db)
     store = GymStore(database, user=user)
     feedback = FeedbackSettings.from_env(api_url=github_api_url)
@@ -132,5 +135,6 @@ def open_coach(
         diagnostics=SqlDiagnostics(database, user=user),
         redactor=Redactor(secrets),
         app_context={"user": user},
+        tracer=tracer,
     )
     return Coach(database, store, agent, fault_plan, chosen.provider, chosen.model_name, secrets)
