@@ -1080,6 +1080,46 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Gymnasia web em {url} (Ctrl-C para parar)",
         "en": "Gymnasia web at {url} (Ctrl-C to stop)",
     },
+    "mcp_remote_refused": {
+        "es": "--host {host} no es una dirección local: el servidor MCP solo escucha en "
+        "127.0.0.1 o localhost, porque no pide ninguna credencial",
+        "pt": "--host {host} não é um endereço local: o servidor MCP só escuta em "
+        "127.0.0.1 ou localhost, porque não pede nenhuma credencial",
+        "en": "--host {host} is not a loopback address: the MCP server only listens on "
+        "127.0.0.1 or localhost, because it asks for no credentials",
+    },
+    "mcp_listening": {
+        "es": "Herramientas de Gymnasia por MCP en {url} (Ctrl-C para parar)",
+        "pt": "Ferramentas do Gymnasia por MCP em {url} (Ctrl-C para parar)",
+        "en": "Gymnasia's tools over MCP at {url} (Ctrl-C to stop)",
+    },
+    "mcp_bad_transport": {
+        "es": "--transport debe ser stdio o http, no «{value}»",
+        "pt": "--transport deve ser stdio ou http, não «{value}»",
+        "en": "--transport must be stdio or http, not '{value}'",
+    },
+    "mcp_instructions": {
+        "es": "Herramientas de Gymnasia sobre los datos del usuario (medidas, dieta, rutinas, "
+        "notas). Las fechas son de calendario, AAAA-MM-DD. Un resultado con isError trae en "
+        "structuredContent.error un code y una recovery: correct_arguments (corrige la llamada "
+        "según details), choose_alternative (prueba otra consulta), stop_turn (no sigas; si es "
+        'outcome_unknown, no repitas la escritura). Envía en _meta["surefoot/idempotency-key"] '
+        "una clave por escritura y repítela si reintentas: la escritura no se hará dos veces.",
+        "pt": "Ferramentas do Gymnasia sobre os dados do utilizador (medidas, dieta, rotinas, "
+        "notas). As datas são de calendário, AAAA-MM-DD. Um resultado com isError traz em "
+        "structuredContent.error um code e uma recovery: correct_arguments (corrija a chamada "
+        "segundo details), choose_alternative (tente outra consulta), stop_turn (não continue; "
+        "se for outcome_unknown, não repita a escrita). Envie em "
+        '_meta["surefoot/idempotency-key"] uma chave por escrita e repita-a se tentar de '
+        "novo: a escrita não será feita duas vezes.",
+        "en": "Gymnasia's tools over the user's data (measurements, diet, routines, notes). "
+        "Dates are calendar dates, YYYY-MM-DD. A result with isError carries a code and a "
+        "recovery in structuredContent.error: correct_arguments (fix the call using details), "
+        "choose_alternative (try another query), stop_turn (do not go on; for outcome_unknown, "
+        "do not repeat the write). Send one key per write in "
+        '_meta["surefoot/idempotency-key"] and send it again when you retry: the write will '
+        "not happen twice.",
+    },
     "serve_token_hint": {
         "es": "Protegido con token: abre {url}?token=<tu token> una vez en el navegador.",
         "pt": "Protegido por token: abra {url}?token=<o seu token> uma vez no navegador.",

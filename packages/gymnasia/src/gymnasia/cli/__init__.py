@@ -4,8 +4,9 @@ Usage errors (bad date, missing database, invalid fault, unknown provider) end w
 localized line on stderr and exit code 2, never a traceback.
 
 Modules, one per seam: ``_base`` (apps, options, parsers), ``_output`` (traces, ``--json``),
-``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_durable`` (diagnostics, approvals,
-resume, writes, reconcile), ``_data`` (commands without the agent).
+``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_mcp`` (the tools over MCP),
+``_durable`` (diagnostics, approvals, resume, writes, reconcile), ``_data`` (commands without
+the agent).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import NoReturn
 
 import typer
 
-from . import _agent, _data, _durable, _serve  # noqa: F401 - importing registers the commands
+from . import _agent, _data, _durable, _mcp, _serve  # noqa: F401 - importing registers the commands
 from ._base import UsageProblem, app, err
 
 # Typer may run on the click package or on its own bundled copy: take the exception classes
