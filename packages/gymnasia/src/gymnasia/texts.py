@@ -1088,6 +1088,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "--host {host} is not a loopback address: the MCP server only listens on "
         "127.0.0.1 or localhost, because it asks for no credentials",
     },
+    "mcp_not_installed": {
+        "es": "el servidor MCP necesita el extra mcp: pip install 'gymnasia[mcp]'",
+        "pt": "o servidor MCP precisa do extra mcp: pip install 'gymnasia[mcp]'",
+        "en": "the MCP server needs the mcp extra: pip install 'gymnasia[mcp]'",
+    },
     "mcp_listening": {
         "es": "Herramientas de Gymnasia por MCP en {url} (Ctrl-C para parar)",
         "pt": "Ferramentas do Gymnasia por MCP em {url} (Ctrl-C para parar)",

@@ -58,7 +58,10 @@ def mcp(
         raise UsageProblem(t(language, "mcp_remote_refused", host=host))
     from importlib.metadata import version
 
-    from surefoot.mcp import ToolServer
+    try:
+        from surefoot.mcp import ToolServer
+    except ImportError:
+        raise UsageProblem(t(language, "mcp_not_installed")) from None
 
     from ..app import open_coach
 
