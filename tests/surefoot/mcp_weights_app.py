@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from surefoot import CalendarDate, Executor, Recovery, SqlLedger, ToolError, ToolSet, open_database
+from surefoot import CalendarDate, Recovery, SqlLedger, ToolError, ToolSet, open_database
+from surefoot.executor import Executor
 from surefoot.mcp import ToolServer
 
 OPEN_WORLD = ("post_message",)

@@ -13,19 +13,10 @@ import anyio
 import pytest
 from mcp import StdioServerParameters
 
-from surefoot import (
-    Agent,
-    ErrorCode,
-    Executor,
-    MemoryLedger,
-    Ok,
-    Recovery,
-    ToolCall,
-    ToolError,
-    ToolSet,
-    TurnState,
-)
+from surefoot import Agent, ErrorCode, MemoryLedger, Ok, Recovery, ToolError, ToolSet
+from surefoot.executor import Executor, TurnState
 from surefoot.mcp import RemoteTool, connect
+from surefoot.messages import ToolCall
 from surefoot.testing import ScriptedModel, call, turn
 
 SERVER = Path(__file__).parent / "mcp_sdk_server.py"

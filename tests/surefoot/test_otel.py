@@ -15,16 +15,15 @@ from opentelemetry.trace import StatusCode
 
 from surefoot import (
     Agent,
-    Executor,
     ModelRequest,
     ModelResponse,
     ProviderError,
     Recovery,
-    ToolCall,
     ToolError,
     ToolSet,
-    TurnState,
 )
+from surefoot.executor import Executor, TurnState
+from surefoot.messages import ToolCall
 from surefoot.otel import OtelTracer
 from surefoot.testing import ScriptedModel, call, turn
 
