@@ -20,8 +20,12 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Final
 
-from opentelemetry import trace
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+try:
+    from opentelemetry import trace
+    from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+except ImportError as _missing:  # pragma: no cover - depends on the environment
+    _msg = "surefoot.otel needs the otel extra: pip install 'surefoot[otel]'"
+    raise ImportError(_msg) from _missing
 
 from ._diagnostics import Redactor
 from ._exceptions import ProviderError

@@ -11,8 +11,20 @@
 Importing ``surefoot`` never imports this module or the SDK.
 """
 
-from ._client import RemoteOutcomeUnknownError, RemoteTool, connect, remote_tools
-from ._server import CONFIRMATION, IDEMPOTENCY_KEY, ToolServer, call_result, tool_annotations
+try:
+    from ._client import RemoteOutcomeUnknownError, RemoteTool, connect, remote_tools
+    from ._server import (
+        CONFIRMATION,
+        IDEMPOTENCY_KEY,
+        ToolServer,
+        call_result,
+        tool_annotations,
+    )
+except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the environment
+    if _missing.name not in ("mcp", "mcp_types"):
+        raise
+    _msg = "surefoot.mcp needs the mcp extra: pip install 'surefoot[mcp]'"
+    raise ImportError(_msg) from _missing
 
 __all__ = [
     "CONFIRMATION",

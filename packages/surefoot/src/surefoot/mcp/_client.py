@@ -33,6 +33,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import BaseModel, ConfigDict, model_serializer
 
 from .._context import ToolContext
+from .._messages import ToolSpec
 from .._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, checked_data
 from .._texts import text
 from .._tools import Tool, ToolSet
@@ -67,10 +68,8 @@ class RemoteTool(Tool):
     remote_name: str = ""
     input_schema: dict[str, Any] = field(default_factory=dict)
 
-    def spec(self) -> Any:
+    def spec(self) -> ToolSpec:
         """The server's own declaration, under this tool's local name."""
-        from .._messages import ToolSpec
-
         return ToolSpec(
             name=self.name,
             description=self.description,

@@ -25,7 +25,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from .._executor import CallRecord, Executor, PendingCall, TurnState
+from .._executor import Executor, PendingCall, TurnState
 from .._messages import ToolCall
 from .._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, dumps
 from .._texts import Lang, text
@@ -174,7 +174,7 @@ class ToolServer:
             state.decisions[batch.pending.key] = decision
             batch = await self.executor.run_batch([call], state)
         (record,) = batch.records
-        return _result(record)
+        return call_result(record.outcome)
 
     def _state(self, keys: dict[str, str]) -> TurnState:
         return TurnState(self.conversation_id, 0, lang=self.lang, given_keys=keys)
@@ -264,10 +264,6 @@ def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
 
 def _approved(answer: types.ElicitResult) -> bool:
     return answer.action == "accept" and (answer.content or {}).get(_APPROVE) is True
-
-
-def _result(record: CallRecord) -> types.CallToolResult:
-    return call_result(record.outcome)
 
 
 __all__ = ["CONFIRMATION", "IDEMPOTENCY_KEY", "ToolServer", "call_result", "tool_annotations"]
