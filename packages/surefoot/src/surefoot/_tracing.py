@@ -13,8 +13,7 @@ OpenTelemetry spans. Nothing here imports a tracing library.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -67,18 +66,20 @@ class Tracer(Protocol):
 
 
 class _Nothing:
-    """Every trace, doing nothing."""
+    """Every trace and its context manager at once, doing nothing (one shared object, so the
+    default costs no allocation per scope)."""
+
+    def __enter__(self) -> _Nothing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
     def finished(self, *args: object) -> None:
         """Nothing to record."""
 
 
 _NOTHING = _Nothing()
-
-
-@contextmanager
-def _nothing() -> Iterator[_Nothing]:
-    yield _NOTHING
 
 
 class NoTracing:
@@ -89,17 +90,17 @@ class NoTracing:
     ) -> AbstractContextManager[TurnTrace]:
         """No span."""
         del app, conversation_id, user_turn
-        return _nothing()
+        return _NOTHING
 
     def model_request(self, *, provider: str, model: str) -> AbstractContextManager[RequestTrace]:
         """No span."""
         del provider, model
-        return _nothing()
+        return _NOTHING
 
     def tool_call(self, call: ToolCall, *, effect: str | None) -> AbstractContextManager[CallTrace]:
         """No span."""
         del call, effect
-        return _nothing()
+        return _NOTHING
 
 
 NO_TRACING: Tracer = NoTracing()
