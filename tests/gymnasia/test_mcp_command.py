@@ -27,6 +27,7 @@ FALLBACK = (
 )
 SAVE = "Save my weight: 77.0 kg on 2020-01-03."
 BEFORE_COMMIT = "write_measurement:before_commit"
+READ_ERROR = ("--fault", "read_measurement:read_error")
 
 
 def gym(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -141,14 +142,22 @@ def as_outcome(result: types.CallToolResult) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_scenario_1_over_mcp_gives_the_outcomes_of_ask(tmp_path: Path, transport: str) -> None:
+@pytest.mark.parametrize(
+    ("fault", "codes"),
+    [((), ["not_found", None]), (READ_ERROR, ["unavailable", "unavailable"])],
+    ids=["plain", "read_error"],
+)
+def test_scenario_1_over_mcp_gives_the_outcomes_of_ask(
+    tmp_path: Path, transport: str, fault: tuple[str, ...], codes: list[str | None]
+) -> None:
     """The reads ``ask`` makes for scenario 1, made by an MCP client: the same two outcomes
-    (``not_found`` / ``choose_alternative``, then 76 kg), word for word."""
-    turn = ask(seeded(tmp_path / "ask"), FALLBACK)
+    (``not_found`` / ``choose_alternative``, then 76 kg), word for word; with the storage's
+    reads failing, the same two ``unavailable``."""
+    turn = ask(seeded(tmp_path / "ask"), FALLBACK, *fault)
     expected = [(c["name"], c["arguments"], c["outcome"]) for c in turn["tool_calls"]]
-    assert [o.get("error") for _, _, o in expected] == ["not_found", None]
+    assert [o.get("error") for _, _, o in expected] == codes
     db = seeded(tmp_path / "mcp")
-    with mcp_server(db, transport) as server:
+    with mcp_server(db, transport, *fault) as server:
         results = call_all(server, [(n, a, None) for n, a, _ in expected])
     assert [as_outcome(r) for r in results] == [o for _, _, o in expected]
     assert results[0].is_error is True
