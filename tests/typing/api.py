@@ -5,6 +5,7 @@ mypy checks this file (see ``[tool.mypy] files``); pytest does not collect it.
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from typing import Any, assert_type
 
 from surefoot import (
@@ -20,8 +21,11 @@ from surefoot import (
     ToolSet,
     TurnResult,
 )
+from surefoot.mcp import IDEMPOTENCY_KEY, ToolServer, connect
+from surefoot.otel import OtelTracer
 from surefoot.outcome import from_record, to_record
 from surefoot.testing import ScriptedModel, call, turn
+from surefoot.tracing import NO_TRACING, Tracer
 
 tools = ToolSet()
 
@@ -59,3 +63,13 @@ agent = Agent(
 )
 result = agent.run_turn_sync("?")
 assert_type(result, TurnResult)
+
+
+# -- the optional extras: tracing and MCP -------------------------------------------------------
+
+traced = Agent(model=ScriptedModel([]), tools=tools, tracer=OtelTracer(capture_content=False))
+assert_type(traced.tracer, Tracer)
+untraced: Tracer = NO_TRACING
+server = ToolServer(tools, executor=traced.executor, open_world=("save_weight",))
+meta: dict[str, str] = {IDEMPOTENCY_KEY: "key-1"}
+remote: AbstractAsyncContextManager[ToolSet] = connect("http://127.0.0.1:8765/mcp", trusted=False)
