@@ -264,6 +264,9 @@ PUBLIC_MODULES = [
     "surefoot.sql",
     "surefoot.diagnostics",
     "surefoot.executor",
+    "surefoot.tracing",
+    "surefoot.otel",
+    "surefoot.mcp",
     "surefoot.providers",
     "surefoot.testing",
 ]

@@ -104,3 +104,4 @@ class NoTracing:
 
 
 NO_TRACING: Tracer = NoTracing()
+"""The tracer an agent or executor uses when given none."""

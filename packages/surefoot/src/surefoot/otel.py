@@ -36,6 +36,7 @@ from ._outcome import ToolError, dumps, to_record
 from ._tracing import CallTrace, RequestTrace, TurnTrace
 
 SCOPE: Final = "surefoot"
+"""The instrumentation scope the spans are recorded under."""
 _USAGE: Final = {
     "input_tokens": "gen_ai.usage.input_tokens",
     "output_tokens": "gen_ai.usage.output_tokens",
