@@ -571,6 +571,26 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "ler uma nota",
         "en": "read a note",
     },
+    "offline_action_delete_measurement": {
+        "es": "borrar una medición",
+        "pt": "apagar uma medição",
+        "en": "delete a measurement",
+    },
+    "offline_measurement_deleted": {
+        "es": "Borrado el registro del {date}.",
+        "pt": "Apagado o registo de {date}.",
+        "en": "The record for {date} is deleted.",
+    },
+    "offline_measurement_cleared": {
+        "es": "Borrado del registro del {date}: {fields}.",
+        "pt": "Apagado do registo de {date}: {fields}.",
+        "en": "Removed from the record for {date}: {fields}.",
+    },
+    "offline_measurement_not_deleted": {
+        "es": "El registro del {date} no se ha borrado ({code}).",
+        "pt": "O registo de {date} não foi apagado ({code}).",
+        "en": "The record for {date} was not deleted ({code}).",
+    },
     "offline_action_delete_note": {
         "es": "borrar una nota",
         "pt": "apagar uma nota",
@@ -705,6 +725,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "condição.",
         "en": "the offline model does not do conditional writes ('if …, save …'). Ask without "
         "the condition.",
+    },
+    "offline_problem_value_in_delete": {
+        "es": "para borrar no hace falta ningún valor: dime la fecha y, si es solo uno, el campo "
+        "(«Borra mi cintura del 2020-01-04.»).",
+        "pt": "para apagar não é preciso nenhum valor: diga a data e, se for só um, o campo "
+        "(«Apague a minha cintura de 2020-01-04.»).",
+        "en": "deleting needs no value: tell me the date and, for just one field, which one "
+        '("Delete my waist from 2020-01-04.").',
     },
     "offline_problem_mixed": {
         "es": "el modelo offline hace una sola cosa por mensaje. Pídemelas de una en una.",
@@ -986,50 +1014,55 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "This session does not offer the tool {tool}, so I have not done anything.",
     },
     "offline_help": {
-        "es": "El modelo offline (por reglas, sin IA) solo entiende peticiones sencillas, una "
-        "por mensaje, con fechas AAAA-MM-DD, «hoy» o «ayer»: guardar medidas («Guarda mi peso: "
+        "es": "El modelo offline (por reglas, sin IA) solo entiende peticiones sencillas, una por "
+        "mensaje, con fechas AAAA-MM-DD, «hoy» o «ayer»: guardar medidas («Guarda mi peso: "
         "77,4 kg el 2020-01-04.»; también grasa corporal, cuello, pecho, cintura, cadera, "
-        "bíceps, cuádriceps, gemelo y altura, en kg, lb, %, cm, m o in), consultar el peso de "
-        "una fecha con otra de respaldo («Consulta mi peso del 2020-01-02. Si no existe, "
-        "consulta 2020-01-01.»), consultar una fecha, listar un rango («Lista mis medidas del "
-        "2020-01-01 al 2020-01-31.»), guardar una nota («Guarda la nota objetivo: correr 10 "
-        "km.»), leerla («Lee la nota objetivo.»), listar las notas, borrar una nota, consultar "
-        "comidas («¿Qué comí el 2020-01-04?»), anotar un alimento («Añade 150 g de arroz "
-        "blanco cocido a la comida de hoy.»), buscar alimentos («Busca alimentos ricos en "
-        "proteína.») y ejercicios («Busca ejercicios de pecho con mancuernas.»), ver tus "
-        "rutinas, crear una («Crea la rutina Pierna de fuerza: sentadilla trasera con barra "
-        "3x10 con 60 kg, descanso 90 s.») y sugerir una función («Sugiere la función: Modo "
-        "oscuro. Un tema oscuro para la app.»). Para todo lo demás, elige un proveedor con "
-        "--provider.",
-        "pt": "O modelo offline (por regras, sem IA) só entende pedidos simples, um por "
-        "mensagem, com datas AAAA-MM-DD, «hoje» ou «ontem»: guardar medidas («Salve meu peso: "
-        "77,4 kg em 2020-01-04.»; também gordura corporal, pescoço, peito, cintura, anca, "
-        "bíceps, quadríceps, gémeo e altura, em kg, lb, %, cm, m ou in), consultar o peso de "
-        "uma data com outra de recurso («Consulte meu peso de 2020-01-02. Se não existir, "
-        "consulte 2020-01-01.»), consultar uma data, listar um intervalo («Liste minhas medidas "
-        "de 2020-01-01 a 2020-01-31.»), guardar uma nota («Salve a nota objetivo: correr 10 "
-        "km.»), lê-la («Leia a nota objetivo.»), listar as notas, apagar uma nota, consultar "
-        "refeições («O que comi em 2020-01-04?»), registar um alimento («Adicione 150 g de "
-        "arroz branco cozido ao almoço de hoje.»), procurar alimentos («Procure alimentos ricos "
-        "em proteína.») e exercícios («Procure exercícios de peito com halteres.»), ver as suas "
-        "rotinas, criar uma («Crie a rotina Pernas de força: agachamento com barra nas costas "
-        "3x10 com 60 kg, descanso 90 s.») e sugerir uma funcionalidade («Sugira a "
-        "funcionalidade: Modo escuro. Um tema escuro para a app.»). Para tudo o resto, escolha "
-        "um fornecedor com --provider.",
+        "bíceps, cuádriceps, gemelo y altura, en kg, lb, %, cm, m o in), consultar el peso "
+        "de una fecha con otra de respaldo («Consulta mi peso del 2020-01-02. Si no existe, "
+        "consulta 2020-01-01.»), consultar una fecha, listar un rango («Lista mis medidas "
+        "del 2020-01-01 al 2020-01-31.»), guardar una nota («Guarda la nota objetivo: correr "
+        "10 km.»), leerla («Lee la nota objetivo.»), listar las notas, borrar una nota, "
+        "borrar el registro de una fecha («Borra la medición del 2020-01-04.») o solo un "
+        "campo («Borra mi cintura del 2020-01-04.»), consultar comidas («¿Qué comí el "
+        "2020-01-04?»), anotar un alimento («Añade 150 g de arroz blanco cocido a la comida "
+        "de hoy.»), buscar alimentos («Busca alimentos ricos en proteína.») y ejercicios "
+        "(«Busca ejercicios de pecho con mancuernas.»), ver tus rutinas, crear una («Crea la "
+        "rutina Pierna de fuerza: sentadilla trasera con barra 3x10 con 60 kg, descanso 90 "
+        "s.») y sugerir una función («Sugiere la función: Modo oscuro. Un tema oscuro para "
+        "la app.»). Para todo lo demás, elige un proveedor con --provider.",
+        "pt": "O modelo offline (por regras, sem IA) só entende pedidos simples, um por mensagem, "
+        "com datas AAAA-MM-DD, «hoje» ou «ontem»: guardar medidas («Salve meu peso: 77,4 kg "
+        "em 2020-01-04.»; também gordura corporal, pescoço, peito, cintura, anca, bíceps, "
+        "quadríceps, gémeo e altura, em kg, lb, %, cm, m ou in), consultar o peso de uma "
+        "data com outra de recurso («Consulte meu peso de 2020-01-02. Se não existir, "
+        "consulte 2020-01-01.»), consultar uma data, listar um intervalo («Liste minhas "
+        "medidas de 2020-01-01 a 2020-01-31.»), guardar uma nota («Salve a nota objetivo: "
+        "correr 10 km.»), lê-la («Leia a nota objetivo.»), listar as notas, apagar uma nota, "
+        "apagar o registo de uma data («Apague a medição de 2020-01-04.») ou só um campo "
+        "(«Apague a minha cintura de 2020-01-04.»), consultar refeições («O que comi em "
+        "2020-01-04?»), registar um alimento («Adicione 150 g de arroz branco cozido ao "
+        "almoço de hoje.»), procurar alimentos («Procure alimentos ricos em proteína.») e "
+        "exercícios («Procure exercícios de peito com halteres.»), ver as suas rotinas, "
+        "criar uma («Crie a rotina Pernas de força: agachamento com barra nas costas 3x10 "
+        "com 60 kg, descanso 90 s.») e sugerir uma funcionalidade («Sugira a funcionalidade: "
+        "Modo escuro. Um tema escuro para a app.»). Para tudo o resto, escolha um fornecedor "
+        "com --provider.",
         "en": "The offline model (rule-based, no AI) only understands simple requests, one per "
-        "message, with dates as YYYY-MM-DD, 'today' or 'yesterday': saving measurements (\"Save "
-        'my weight: 77.4 kg on 2020-01-04."; also body fat, neck, chest, waist, hips, biceps, '
-        "quadriceps, calf and height, in kg, lb, %, cm, m or in), reading one date's weight "
-        'with a fallback date ("Look up my weight for 2020-01-02. If there is none, look up '
-        '2020-01-01."), reading one date, listing a range ("List my measurements from '
-        '2020-01-01 to 2020-01-31."), saving a note ("Save the note goal: run 10 km."), reading '
-        'it ("Read the note goal."), listing notes, deleting a note, reading meals ("What did '
-        'I eat on 2020-01-04?"), logging a food ("Add 150 g of white rice, cooked to lunch '
-        'today."), searching foods ("Search foods high in protein.") and exercises ("Search '
-        'chest exercises with dumbbells."), showing your routines, creating one ("Create the '
-        'routine Legs for strength: barbell back squat 3x10 with 60 kg, rest 90 s.") and '
-        'suggesting a feature ("Suggest the feature: Dark mode. A dark theme for the app."). '
-        "For anything else, choose a provider with --provider.",
+        "message, with dates as YYYY-MM-DD, 'today' or 'yesterday': saving measurements "
+        '("Save my weight: 77.4 kg on 2020-01-04."; also body fat, neck, chest, waist, hips, '
+        "biceps, quadriceps, calf and height, in kg, lb, %, cm, m or in), reading one date's "
+        'weight with a fallback date ("Look up my weight for 2020-01-02. If there is none, '
+        'look up 2020-01-01."), reading one date, listing a range ("List my measurements '
+        'from 2020-01-01 to 2020-01-31."), saving a note ("Save the note goal: run 10 km."), '
+        'reading it ("Read the note goal."), listing notes, deleting a note, deleting a '
+        'date\'s record ("Delete the measurement of 2020-01-04.") or one field of it ("Delete '
+        'my waist from 2020-01-04."), reading meals ("What did I eat on 2020-01-04?"), '
+        'logging a food ("Add 150 g of white rice, cooked to lunch today."), searching foods '
+        '("Search foods high in protein.") and exercises ("Search chest exercises with '
+        'dumbbells."), showing your routines, creating one ("Create the routine Legs for '
+        'strength: barbell back squat 3x10 with 60 kg, rest 90 s.") and suggesting a feature '
+        '("Suggest the feature: Dark mode. A dark theme for the app."). For anything else, '
+        "choose a provider with --provider.",
     },
     # -- CLI ----------------------------------------------------------------------------------
     "offline_banner": {

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 Action = Literal[
     "save_measurement",
+    "delete_measurement",
     "read_measurement",
     "list_measurements",
     "save_note",
@@ -44,6 +45,7 @@ Problem = Literal[
     "negated",
     "conditional",
     "mixed",
+    "value_in_delete",
     "meal_missing",
     "meal_ambiguous",
     "meal_many",
@@ -64,7 +66,15 @@ Problem = Literal[
 NEEDS_FIELD: Final = frozenset({"out_of_range", "unit_missing", "unit_wrong", "value_many"})
 """Problems that are about one named value (a field, the grams, a series' reps ...)."""
 WRITE_ACTIONS: Final = frozenset(
-    {"save_measurement", "save_note", "delete_note", "add_food", "create_routine", "several"}
+    {
+        "save_measurement",
+        "delete_measurement",
+        "save_note",
+        "delete_note",
+        "add_food",
+        "create_routine",
+        "several",
+    }
 )
 
 
@@ -112,6 +122,16 @@ class SaveMeasurement:
     values: tuple[tuple[str, float], ...]
     written: tuple[tuple[str, str], ...] = ()
     kind: Literal["save_measurement"] = "save_measurement"
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteMeasurement:
+    """Delete one date's whole record (a person confirms it), or, when ``fields`` names some,
+    empty only those fields of it."""
+
+    date: dt.date
+    fields: tuple[str, ...] = ()
+    kind: Literal["delete_measurement"] = "delete_measurement"
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +243,7 @@ Intent = (
     ReadMeasurement
     | ListMeasurements
     | SaveMeasurement
+    | DeleteMeasurement
     | SaveNote
     | ReadNote
     | ListNotes

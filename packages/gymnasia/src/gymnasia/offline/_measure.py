@@ -14,6 +14,7 @@ from typing import Final
 
 from ._intents import (
     Action,
+    DeleteMeasurement,
     Intent,
     ListMeasurements,
     Problem,
@@ -67,7 +68,9 @@ def parse_measurements(s: Sentence) -> Intent | Unclear | None:
     if "save" in plain and plain & {"read", "list", "delete"}:
         return Unclear("several", "mixed")
     if "delete" in plain:
-        return None  # measurements cannot be deleted by this model: the help says what can
+        return _delete(s)
+    if "delete" in negated:
+        return Unclear("delete_measurement", "negated")
     if "save" in conditional:
         return Unclear("save_measurement", "conditional")
     has_values = bool(s.quantities)
@@ -107,6 +110,18 @@ def _save(s: Sentence) -> SaveMeasurement | Unclear:
         return Unclear("save_measurement", "value_missing", field=missing[0])
     ordered = tuple((f, values[f]) for f in FIELDS if f in values)
     return SaveMeasurement(date, ordered, tuple(written.items()))
+
+
+def _delete(s: Sentence) -> DeleteMeasurement | Unclear:
+    """ "Borra la medición del 2020-01-01" deletes the record; "borra mi cintura del ..." empties
+    only the fields named. A value in the message makes it unclear which one is meant."""
+    if s.quantities:
+        return Unclear("delete_measurement", "value_in_delete")
+    date = one_write_date(s, "delete_measurement")
+    if isinstance(date, Unclear):
+        return date
+    named = set(s.values("field"))
+    return DeleteMeasurement(date, tuple(f for f in FIELDS if f in named))
 
 
 def _reaches(s: Sentence, index: int) -> bool:

@@ -17,6 +17,7 @@ from .. import catalog
 from ._intents import (
     AddFood,
     CreateRoutine,
+    DeleteMeasurement,
     DeleteNote,
     Intent,
     ListMeasurements,
@@ -62,6 +63,8 @@ def plan(intent: Intent, results: Results, say: Replies) -> Step:
     """The next step for ``intent``, given this turn's outcomes so far."""
     if isinstance(intent, ReadMeasurement | ListMeasurements | SaveMeasurement):
         return _measurements(intent, results, say)
+    if isinstance(intent, DeleteMeasurement):
+        return _delete(intent, results, say)
     if isinstance(intent, SaveNote | ReadNote | ListNotes | DeleteNote | SuggestFeature):
         return _memory(intent, results, say)
     return _diet_and_training(intent, results, say)
@@ -88,6 +91,29 @@ def _measurements(
             return Say(say.saved(intent, last))
         case _:
             assert_never(intent)
+
+
+def _delete(intent: DeleteMeasurement, results: Results, say: Replies) -> Step:
+    """Empty the fields named, or delete the record; when emptying them would leave the record
+    with no value at all, the tool says so and the whole record goes (a person confirms it)."""
+    date = intent.date.isoformat()
+    if not results:
+        if intent.fields:
+            return _one("edit_measurement", {"date": date, "clear": list(intent.fields)})
+        return _one("delete_measurement", {"date": date})
+    last = results[-1][1]
+    if len(results) == 1 and intent.fields and _would_be_empty(last):
+        return _one("delete_measurement", {"date": date})
+    fields = intent.fields if results[-1][0].name == "edit_measurement" else ()
+    return Say(say.deleted(date, fields, last))
+
+
+def _would_be_empty(outcome: Outcome) -> bool:
+    return (
+        isinstance(outcome, ToolError)
+        and outcome.code == "invalid_arguments"
+        and any(detail.field == "clear" for detail in outcome.details)
+    )
 
 
 def _read(intent: ReadMeasurement, results: Results, say: Replies) -> Step:

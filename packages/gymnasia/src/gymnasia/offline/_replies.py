@@ -151,6 +151,17 @@ class Replies:
         values = self._values(data, fields, intent.written)
         return self.t("offline_saved_fields", date=data.get("date", ""), values=values)
 
+    def deleted(self, date: str, fields: Sequence[str], outcome: Outcome) -> str:
+        """A measurement deletion's outcome (the whole record, or the fields named)."""
+        if isinstance(outcome, ToolError):
+            if outcome.code == "not_found":
+                return self.t("no_record", date=date)
+            return self.t("offline_measurement_not_deleted", date=date, code=outcome.code)
+        if not fields:
+            return self.t("offline_measurement_deleted", date=date)
+        names = ", ".join(self.field(f) for f in fields)
+        return self.t("offline_measurement_cleared", date=date, fields=names)
+
     def listed(self, start: str, end: str, outcome: Outcome, fields: Sequence[str]) -> str:
         """A range of records."""
         if isinstance(outcome, ToolError):
