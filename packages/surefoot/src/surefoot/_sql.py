@@ -18,8 +18,10 @@ import json
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -482,21 +484,81 @@ def _approval(row: tuple[Any, ...]) -> Approval:
     )
 
 
+@dataclass(slots=True)
+class _Cached:
+    """The transcript of one conversation as this journal last saw it: messages ``1..seq`` of
+    the conversation created at ``created``, whose lease was then at ``fence``."""
+
+    created: float
+    fence: int
+    seq: int
+    messages: list[Message]
+
+
 class SqlJournal:
     """The journal in a ``Database`` for one user: messages, the one-writer lease, the model
-    each turn runs on, and approvals. Every query is scoped to ``user``."""
+    each turn runs on, and approvals. Every query is scoped to ``user``.
 
-    def __init__(self, db: Database, *, user: str = DEFAULT_USER) -> None:
+    Loads are incremental: the journal keeps the transcripts of its ``cache_size`` most
+    recently used conversations, and a load checks in one query that the conversation is still
+    the one cached (its creation time, its lease's fence and its last message's number): then
+    nothing is parsed again; anything else (another process appended, took the lease over, or
+    the conversation was made anew) is a full load. Messages are only ever appended, so the
+    cached ones are exactly what a full load would return."""
+
+    def __init__(self, db: Database, *, user: str = DEFAULT_USER, cache_size: int = 256) -> None:
         self.db = db
         self.user = user
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def load(self, conversation_id: str) -> list[Message]:
-        rows = self.db.query(
-            "SELECT payload FROM sf_messages WHERE user_id = ? AND conversation_id = ? "
-            "ORDER BY seq",
-            (self.user, conversation_id),
-        )
-        return [message_from_json(json.loads(r[0])) for r in rows]
+        key = (self.user, conversation_id)
+        with self.db.transaction() as tx:
+            found = tx.execute(
+                "SELECT created_at, fence, (SELECT COALESCE(MAX(seq), 0) FROM sf_messages "
+                "WHERE user_id = ? AND conversation_id = ?) "
+                "FROM sf_conversations WHERE user_id = ? AND id = ?",
+                (*key, *key),
+            )
+            if not found:
+                self._forget(conversation_id)
+                return []
+            created, fence, seq = float(found[0][0]), int(found[0][1]), int(found[0][2])
+            with self._cache_lock:
+                cached = self._cache.get(conversation_id)
+                if cached is not None and (cached.created, cached.fence, cached.seq) == (
+                    created,
+                    fence,
+                    seq,
+                ):
+                    self._cache.move_to_end(conversation_id)
+                    return list(cached.messages)
+            rows = tx.execute(
+                "SELECT payload FROM sf_messages WHERE user_id = ? AND conversation_id = ? "
+                "AND seq <= ? ORDER BY seq",
+                (*key, seq),
+            )
+        messages = [message_from_json(json.loads(r[0])) for r in rows]
+        if len(messages) == seq:  # seq numbers run 1..n: anything else is not cached
+            self._remember(conversation_id, _Cached(created, fence, seq, list(messages)))
+        else:
+            self._forget(conversation_id)
+        return messages
+
+    def _remember(self, conversation_id: str, cached: _Cached) -> None:
+        if self.cache_size <= 0:
+            return
+        with self._cache_lock:
+            self._cache[conversation_id] = cached
+            self._cache.move_to_end(conversation_id)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    def _forget(self, conversation_id: str) -> None:
+        with self._cache_lock:
+            self._cache.pop(conversation_id, None)
 
     def append(
         self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
@@ -512,6 +574,7 @@ class SqlJournal:
                 (self.user, conversation_id, lease.owner, lease.fence),
             )
             if tx.rowcount != 1:
+                self._forget(conversation_id)
                 raise ConversationBusyError(conversation_id)
             if model is not None:
                 tx.execute(
@@ -524,12 +587,28 @@ class SqlJournal:
                 "WHERE user_id = ? AND conversation_id = ?",
                 (self.user, conversation_id),
             )
-            for seq, payload in enumerate(payloads, start=int(rows[0][0]) + 1):
+            last = int(rows[0][0])
+            for seq, payload in enumerate(payloads, start=last + 1):
                 tx.execute(
                     "INSERT INTO sf_messages (user_id, conversation_id, seq, payload, created_at) "
                     "VALUES (?, ?, ?, ?, {now})",
                     (self.user, conversation_id, seq, payload),
                 )
+        self._appended(conversation_id, lease.fence, last, payloads)
+
+    def _appended(self, conversation_id: str, fence: int, last: int, payloads: list[str]) -> None:
+        """Extend the cached transcript by what was just committed after message ``last``,
+        if the cache held exactly the messages before it under the same lease (the stored
+        form, read back, so the cache holds what a load would return)."""
+        with self._cache_lock:
+            cached = self._cache.get(conversation_id)
+            if cached is None:
+                return
+            if (cached.fence, cached.seq) != (fence, last):
+                del self._cache[conversation_id]
+                return
+            cached.messages.extend(message_from_json(json.loads(p)) for p in payloads)
+            cached.seq = last + len(payloads)
 
     def exists(self, conversation_id: str) -> bool:
         rows = self.db.query(
@@ -571,7 +650,20 @@ class SqlJournal:
             )
             if tx.rowcount != 1:
                 return None
+        self._acquired(conversation_id, int(fence))
         return Lease(conversation_id, owner, int(fence) + 1, orphaned=orphaned)
+
+    def _acquired(self, conversation_id: str, previous: int) -> None:
+        """The lease moved from ``previous`` to the next fence, taken by us: a transcript
+        cached under ``previous`` carries over (a load still checks its last message)."""
+        with self._cache_lock:
+            cached = self._cache.get(conversation_id)
+            if cached is None:
+                return
+            if cached.fence == previous:
+                cached.fence = previous + 1
+            else:
+                del self._cache[conversation_id]
 
     def renew(self, lease: Lease, *, seconds: float) -> bool:
         with self.db.transaction() as tx:

@@ -1,0 +1,189 @@
+"""``SqlJournal``'s transcript cache, on SQLite and PostgreSQL: a load parses only what it has
+not seen, and anything another writer did (appended from another connection or process, took
+the lease over) makes the next load read the database again."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from surefoot import (
+    Agent,
+    ConversationBusyError,
+    Database,
+    HarnessMessage,
+    Message,
+    SqlJournal,
+    SqlLedger,
+    ToolSet,
+    UserMessage,
+    open_database,
+)
+from surefoot import _sql as sql_module
+from surefoot.testing import ScriptedModel, turn, write_transcript
+
+
+@pytest.fixture
+def two(db_url: str) -> Iterator[tuple[Database, Database]]:
+    """Two connections to the database under test, as two processes would hold."""
+    first, second = open_database(db_url), open_database(db_url)
+    yield first, second
+    first.close()
+    second.close()
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts every message the SQL journal parses from its stored JSON."""
+    seen = [0]
+    original = sql_module.message_from_json
+
+    def counted(data: dict[str, Any]) -> Message:
+        seen[0] += 1
+        return original(data)
+
+    monkeypatch.setattr(sql_module, "message_from_json", counted)
+    return seen
+
+
+def _fresh(db: Database, conversation_id: str) -> list[Message]:
+    """What a journal with nothing cached loads."""
+    return SqlJournal(db).load(conversation_id)
+
+
+def test_a_second_load_parses_nothing_and_an_own_append_only_its_messages(
+    two: tuple[Database, Database], parses: list[int]
+) -> None:
+    journal = SqlJournal(two[0])
+    write_transcript(journal, "c1", [UserMessage(f"m{i}") for i in range(5)])
+    assert len(journal.load("c1")) == 5
+    parses[0] = 0
+    assert [m.text for m in journal.load("c1")] == [f"m{i}" for i in range(5)]  # type: ignore[union-attr]
+    assert parses[0] == 0
+    lease = journal.acquire("c1", seconds=30)
+    assert lease is not None
+    journal.append("c1", UserMessage("m5"), HarnessMessage("stop", "stop_turn"), lease=lease)
+    assert parses[0] == 2  # the two appended messages, read back once
+    loaded = journal.load("c1")
+    assert parses[0] == 2
+    assert loaded == _fresh(two[1], "c1")
+    assert len(loaded) == 7
+    journal.release(lease)
+
+
+def test_another_connection_appending_is_seen_by_the_next_load(
+    two: tuple[Database, Database], parses: list[int]
+) -> None:
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    write_transcript(mine, "c1", [UserMessage("a"), UserMessage("b")])
+    assert len(mine.load("c1")) == 2
+    write_transcript(theirs, "c1", [UserMessage("c")])
+    parses[0] = 0
+    loaded = mine.load("c1")
+    assert [m.text for m in loaded] == ["a", "b", "c"]  # type: ignore[union-attr]
+    assert parses[0] == 3  # a full load, not the stale copy
+    assert mine.load("c1") == loaded
+    assert parses[0] == 3
+
+
+def test_the_holder_appending_again_under_its_lease_is_seen(
+    two: tuple[Database, Database], parses: list[int]
+) -> None:
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    held = theirs.acquire("c1", seconds=30)
+    assert held is not None
+    theirs.append("c1", UserMessage("one"), lease=held)
+    assert len(mine.load("c1")) == 1  # cached while they still hold the lease
+    theirs.append("c1", UserMessage("two"), lease=held)  # same fence, one more message
+    parses[0] = 0
+    assert [m.text for m in mine.load("c1")] == ["one", "two"]  # type: ignore[union-attr]
+    assert parses[0] == 2
+    theirs.release(held)
+
+
+def test_another_process_appending_is_seen_by_the_next_load(db_url: str) -> None:
+    db = open_database(db_url)
+    try:
+        journal = SqlJournal(db)
+        write_transcript(journal, "c1", [UserMessage("here")])
+        assert len(journal.load("c1")) == 1
+        script = (
+            "import sys\n"
+            "from surefoot import SqlJournal, UserMessage, open_database\n"
+            "from surefoot.testing import write_transcript\n"
+            "db = open_database(sys.argv[1])\n"
+            "write_transcript(SqlJournal(db), 'c1', [UserMessage('there')])\n"
+            "db.close()\n"
+        )
+        subprocess.run([sys.executable, "-c", script, db_url], check=True, timeout=60)
+        assert [m.text for m in journal.load("c1")] == ["here", "there"]  # type: ignore[union-attr]
+    finally:
+        db.close()
+
+
+def test_a_lease_taken_over_invalidates_the_cache(
+    two: tuple[Database, Database], parses: list[int]
+) -> None:
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    lease = mine.acquire("c1", seconds=30)
+    assert lease is not None
+    mine.append("c1", UserMessage("mine"), lease=lease)
+    assert len(mine.load("c1")) == 1
+    two[1].query("UPDATE sf_conversations SET lease_until = 0")  # my lease lapses
+    taken = theirs.acquire("c1", seconds=30)
+    assert taken is not None
+    assert taken.fence == lease.fence + 1
+    # the new holder took the lease and has not appended yet: the next load reads again
+    parses[0] = 0
+    assert [m.text for m in mine.load("c1")] == ["mine"]  # type: ignore[union-attr]
+    assert parses[0] == 1
+    theirs.append("c1", UserMessage("theirs"), lease=taken)
+    with pytest.raises(ConversationBusyError):
+        mine.append("c1", UserMessage("late"), lease=lease)
+    assert [m.text for m in mine.load("c1")] == ["mine", "theirs"]  # type: ignore[union-attr]
+    theirs.release(taken)
+    # taking it back carries nothing stale over
+    again = mine.acquire("c1", seconds=30)
+    assert again is not None
+    mine.append("c1", UserMessage("mine again"), lease=again)
+    assert mine.load("c1") == _fresh(two[1], "c1")
+    assert len(mine.load("c1")) == 3
+    mine.release(again)
+
+
+def test_turns_alternating_between_two_agents_see_every_message(
+    two: tuple[Database, Database],
+) -> None:
+    tools = ToolSet()
+    agents = [
+        Agent(
+            model=ScriptedModel([turn(f"answer {i}") for i in range(4)]),
+            tools=tools,
+            lang="en",
+            journal=SqlJournal(db),
+            ledger=SqlLedger(db),
+        )
+        for db in two
+    ]
+    for index in range(8):
+        agent = agents[index % 2]
+        result = agent.run_turn_sync(f"question {index}", conversation_id="c1")
+        assert result.stop_reason == "completed"
+        assert agent.journal.load("c1") == _fresh(two[index % 2], "c1")
+    texts = [getattr(m, "text", "") for m in agents[0].journal.load("c1")]
+    assert texts == [t for i in range(8) for t in (f"question {i}", f"answer {i // 2}")]
+
+
+def test_the_cache_keeps_at_most_its_size(two: tuple[Database, Database]) -> None:
+    journal = SqlJournal(two[0], cache_size=3)
+    for index in range(6):
+        write_transcript(journal, f"c{index}", [UserMessage(str(index))])
+        assert [m.text for m in journal.load(f"c{index}")] == [str(index)]  # type: ignore[union-attr]
+    assert len(journal._cache) == 3
+    for index in range(6):
+        assert [m.text for m in journal.load(f"c{index}")] == [str(index)]  # type: ignore[union-attr]
+    assert len(journal._cache) == 3
