@@ -2,16 +2,17 @@
 
 When a handler raises, the executor turns the failure into a safe outcome and hands the
 exception here, keyed by call id. It also goes to the ``surefoot`` logger as a structured
-record. Configured secrets are redacted from both.
+record when the application has configured a handler for it (otherwise no record is built).
+Configured secrets are redacted from both.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import traceback
-from collections.abc import Iterable
-from dataclasses import dataclass
+import traceback as _traceback
+from collections import deque
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 logger = logging.getLogger("surefoot")
@@ -20,18 +21,91 @@ logger.addHandler(logging.NullHandler())  # a library logs; the application deci
 REDACTED = "[redacted]"
 
 
-@dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One local failure, for the developer's eyes only."""
+    """One local failure, for the developer's eyes only.
 
-    conversation_id: str
-    call_id: str
-    tool: str
-    exception_type: str
-    message: str
-    traceback: str
-    created_at: float
-    key: str | None = None
+    A diagnostic made from a caught exception keeps the exception and formats (and redacts)
+    its traceback only when ``traceback`` is first read: the error path does not pay for
+    formatting that nobody may look at. A sink that stores text reads it when it records."""
+
+    __slots__ = (
+        "_exception",
+        "_redact",
+        "_traceback",
+        "call_id",
+        "conversation_id",
+        "created_at",
+        "exception_type",
+        "key",
+        "message",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        conversation_id: str,
+        call_id: str,
+        tool: str,
+        exception_type: str,
+        message: str,
+        traceback: str | None,
+        created_at: float,
+        key: str | None = None,
+        *,
+        exception: BaseException | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
+        if traceback is None and exception is None:
+            msg = "a diagnostic needs its traceback or the exception to format it from"
+            raise ValueError(msg)
+        self.conversation_id = conversation_id
+        self.call_id = call_id
+        self.tool = tool
+        self.exception_type = exception_type
+        self.message = message
+        self.created_at = created_at
+        self.key = key
+        self._traceback = traceback
+        self._exception = exception
+        self._redact = redact
+
+    @property
+    def traceback(self) -> str:
+        """The formatted traceback, redacted."""
+        if self._traceback is None:
+            exc = self._exception
+            assert exc is not None  # checked when it was made
+            text = "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))
+            self._traceback = self._redact(text) if self._redact is not None else text
+            self._exception = self._redact = None  # formatted once; the frames can go
+        return self._traceback
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.conversation_id,
+            self.call_id,
+            self.tool,
+            self.exception_type,
+            self.message,
+            self.traceback,
+            self.created_at,
+            self.key,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Diagnostic):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Diagnostic(conversation_id={self.conversation_id!r}, call_id={self.call_id!r}, "
+            f"tool={self.tool!r}, exception_type={self.exception_type!r}, "
+            f"message={self.message!r}, created_at={self.created_at!r}, key={self.key!r})"
+        )
 
 
 class DiagnosticsSink(Protocol):
@@ -67,38 +141,59 @@ def diagnostic_from(
     key: str | None,
     redact: Redactor,
 ) -> Diagnostic:
-    """Build a ``Diagnostic`` from a caught exception and log it."""
-    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    """Build a ``Diagnostic`` from a caught exception (its traceback formatted when first
+    read) and log it if the application configured a handler for the ``surefoot`` logger."""
     diagnostic = Diagnostic(
         conversation_id=conversation_id,
         call_id=call_id,
         tool=tool,
         exception_type=type(exc).__qualname__,
         message=redact(str(exc)),
-        traceback=redact(tb),
+        traceback=None,
         created_at=time.time(),
         key=key,
+        exception=exc,
+        redact=redact,
     )
-    logger.error(
-        "tool %s failed (call %s): %s: %s",
-        tool,
-        call_id,
-        diagnostic.exception_type,
-        diagnostic.message,
-        extra={
-            "surefoot_call_id": call_id,
-            "surefoot_tool": tool,
-            "surefoot_conversation_id": conversation_id,
-        },
-    )
+    if _logging_configured():
+        logger.error(
+            "tool %s failed (call %s): %s: %s",
+            tool,
+            call_id,
+            diagnostic.exception_type,
+            diagnostic.message,
+            extra={
+                "surefoot_call_id": call_id,
+                "surefoot_tool": tool,
+                "surefoot_conversation_id": conversation_id,
+            },
+        )
     return diagnostic
 
 
-class MemoryDiagnostics:
-    """Diagnostics kept in memory."""
+def _logging_configured() -> bool:
+    """Whether an error logged on ``surefoot`` would reach a handler that does something
+    (not only the library's own ``NullHandler``); otherwise building the record is waste."""
+    if not logger.isEnabledFor(logging.ERROR):
+        return False
+    current: logging.Logger | None = logger
+    while current is not None:
+        if any(not isinstance(h, logging.NullHandler) for h in current.handlers):
+            return True
+        if not current.propagate:
+            return False
+        current = current.parent
+    return False
 
-    def __init__(self) -> None:
-        self._items: list[Diagnostic] = []
+
+class MemoryDiagnostics:
+    """Diagnostics kept in memory: the newest ``limit`` (older ones are dropped, so a
+    long-running process keeps a bounded number; each keeps its exception until its traceback
+    is read)."""
+
+    def __init__(self, *, limit: int = 1000) -> None:
+        self.limit = limit
+        self._items: deque[Diagnostic] = deque(maxlen=limit)
 
     def record(self, diagnostic: Diagnostic) -> None:
         self._items.append(diagnostic)

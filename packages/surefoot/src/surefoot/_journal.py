@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ._exceptions import ConversationBusyError
 from ._ledger import DEFAULT_USER
-from ._messages import Message
+from ._messages import AssistantMessage, HarnessMessage, Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,16 +143,75 @@ class _Conversation:
     fence: int = 0
     lease_until: float = 0.0
     model: ModelRef | None = None
+    approvals: list[str] = field(default_factory=list)
+
+
+def turn_ended(messages: list[Message]) -> bool:
+    """Whether the transcript's last turn has ended (or it has none): nothing in it waits for
+    a decision or a resume."""
+    if not messages:
+        return True
+    last = messages[-1]
+    if isinstance(last, HarnessMessage):
+        return True
+    return isinstance(last, AssistantMessage) and not last.tool_calls and last.finish != "pause"
 
 
 class MemoryJournal:
-    """A journal kept in memory (leases and approvals too)."""
+    """A journal kept in memory (leases and approvals too).
 
-    def __init__(self, *, user: str = DEFAULT_USER, clock: Any = time.monotonic) -> None:
+    It keeps at most ``limit`` conversations (None: no limit). When a turn lets go of its
+    conversation and there are more, the least recently written conversations that are
+    *finished* are forgotten, with their approvals: no writer holds them, their last turn
+    ended (nothing waits for a decision or a resume), and ``retain`` (if set) does not claim
+    them. An ``Agent`` with the in-memory ledger sets ``retain`` to "the ledger has a write
+    of it not yet settled" and ``on_evict`` to forget its settled writes, so a conversation
+    with an unsettled write or a pending approval is never forgotten (and may keep the
+    journal above its limit until it is settled). A forgotten conversation is as if it never
+    existed."""
+
+    def __init__(
+        self,
+        *,
+        user: str = DEFAULT_USER,
+        clock: Any = time.monotonic,
+        limit: int | None = 10_000,
+    ) -> None:
         self.user = user
+        self.limit = limit
+        self.retain: Callable[[str], bool] | None = None
+        self.on_evict: Callable[[str], None] | None = None
         self._clock = clock
         self._conversations: dict[str, _Conversation] = {}
         self._approvals: dict[str, Approval] = {}
+
+    def _evict(self) -> None:
+        """Forget finished conversations, least recently written first, down to ``limit``."""
+        if self.limit is None or len(self._conversations) <= self.limit:
+            return
+        now = self._clock()
+        excess = len(self._conversations) - self.limit
+        victims: list[tuple[str, _Conversation]] = []
+        for cid, found in self._conversations.items():  # least recently written first
+            if len(victims) >= excess:
+                break
+            if self._evictable(cid, found, now):
+                victims.append((cid, found))
+        for cid, found in victims:
+            del self._conversations[cid]
+            for aid in found.approvals:
+                self._approvals.pop(aid, None)
+            if self.on_evict is not None:
+                self.on_evict(cid)
+
+    def _evictable(self, cid: str, found: _Conversation, now: float) -> bool:
+        if found.owner is not None and found.lease_until >= now:
+            return False
+        if not turn_ended(found.messages):
+            return False
+        if any(self._approvals[a].approved is None for a in found.approvals):
+            return False
+        return self.retain is None or not self.retain(cid)
 
     def load(self, conversation_id: str) -> list[Message]:
         found = self._conversations.get(conversation_id)
@@ -196,13 +256,18 @@ class MemoryJournal:
         found = self._conversations.get(lease.conversation_id)
         if found is not None and (found.owner, found.fence) == (lease.owner, lease.fence):
             found.owner, found.lease_until = None, 0.0
+            self._evict()
 
     def model_of(self, conversation_id: str) -> ModelRef | None:
         found = self._conversations.get(conversation_id)
         return found.model if found is not None else None
 
     def request_approval(self, approval: Approval) -> Approval:
-        return self._approvals.setdefault(approval.id, replace(approval, approved=None))
+        stored = self._approvals.setdefault(approval.id, replace(approval, approved=None))
+        found = self._conversations.get(approval.conversation_id)
+        if found is not None and approval.id not in found.approvals:
+            found.approvals.append(approval.id)
+        return stored
 
     def decide(self, conversation_id: str, approval_id: str, *, approved: bool) -> bool:
         found = self._approvals.get(approval_id)

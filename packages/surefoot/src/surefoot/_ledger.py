@@ -169,6 +169,7 @@ class MemoryLedger:
         self.user = user
         self._rows: dict[str, LedgerEntry] = {}
         self._leases: dict[str, float] = {}
+        self._keys: dict[str, list[str]] = {}
         self._lock = threading.Lock()
         self._clock = clock
 
@@ -202,7 +203,28 @@ class MemoryLedger:
             )
             self._rows[key] = row
             self._leases[key] = now + lease_seconds
+            self._keys.setdefault(conversation_id, []).append(key)
             return Claim(row, owned=True)
+
+    def unsettled(self, conversation_id: str) -> bool:
+        """Whether a write of the conversation is ``pending`` or ``unknown``."""
+        with self._lock:
+            keys = self._keys.get(conversation_id, ())
+            return any(self._rows[k].state in ("pending", "unknown") for k in keys)
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop the conversation's settled writes (``committed``, ``failed``); unsettled ones
+        stay. ``MemoryJournal`` calls it when it forgets the conversation, so memory stays
+        bounded in a long-running process."""
+        with self._lock:
+            keys = self._keys.pop(conversation_id, [])
+            kept = [k for k in keys if self._rows[k].state in ("pending", "unknown")]
+            for key in keys:
+                if key not in kept:
+                    del self._rows[key]
+                    self._leases.pop(key, None)
+            if kept:
+                self._keys[conversation_id] = kept
 
     def _with_lease(self, row: LedgerEntry, now: float) -> LedgerEntry:
         expired = row.state == "pending" and self._leases.get(row.key, 0.0) < now

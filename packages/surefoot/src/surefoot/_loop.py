@@ -22,7 +22,6 @@ with a stop_turn end the turn without asking the model.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -41,7 +40,7 @@ from ._exceptions import (
 from ._executor import CallRecord, Executor, PendingCall, TurnState
 from ._heartbeat import HEARTBEAT
 from ._journal import Approval, Journal, Lease, MemoryJournal, ModelRef, approval_id
-from ._ledger import Ledger, LedgerEntry, LedgerState
+from ._ledger import Ledger, LedgerEntry, LedgerState, MemoryLedger
 from ._messages import (
     AssistantMessage,
     HarnessMessage,
@@ -56,6 +55,7 @@ from ._messages import (
 )
 from ._model import Model, ResponseDone, TextDelta
 from ._outcome import ErrorCode, Outcome, Recovery, ToolError
+from ._sync import run_sync
 from ._texts import Lang, text
 from ._tools import ToolSet
 from ._tracing import Tracer, TurnTrace
@@ -196,6 +196,7 @@ class Agent:
         if self.executor.ledger.user != self.journal.user:
             msg = "the journal and the ledger must belong to the same user"
             raise ConfigurationError(msg)
+        _bound_together(self.journal, self.executor.ledger)
         self._specs = tools.specs()
 
     # -- public entry points -----------------------------------------------------------------
@@ -260,8 +261,11 @@ class Agent:
             return result
 
     def run_turn_sync(self, user_text: str, *, conversation_id: str | None = None) -> TurnResult:
-        """``run_turn`` for synchronous callers."""
-        return asyncio.run(self.run_turn(user_text, conversation_id=conversation_id))
+        """``run_turn`` for synchronous callers, on one event loop per thread (reused from
+        call to call). Raises ``ConfigurationError`` inside a running event loop: await
+        ``run_turn`` there."""
+        turn = self.run_turn(user_text, conversation_id=conversation_id)
+        return run_sync(turn, what="run_turn_sync")
 
     @contextmanager
     def hold(self, conversation_id: str) -> Iterator[Lease]:
@@ -620,6 +624,15 @@ class Agent:
         maybe = turn.on_event(event)
         if maybe is not None:
             await maybe
+
+
+def _bound_together(journal: Journal, ledger: Ledger) -> None:
+    """An in-memory journal forgets finished conversations beyond its limit: with the
+    in-memory ledger, never one with an unsettled write, and their settled writes with them."""
+    if not isinstance(journal, MemoryJournal) or not isinstance(ledger, MemoryLedger):
+        return
+    if journal.retain is None and journal.on_evict is None:
+        journal.retain, journal.on_evict = ledger.unsettled, ledger.forget
 
 
 def new_conversation_id() -> str:

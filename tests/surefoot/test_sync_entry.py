@@ -1,0 +1,103 @@
+"""``Agent.run_turn_sync`` and ``run_sync``: one event loop per thread, reused from call to
+call; a thread that never had a loop gets its own; inside a running loop they refuse."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from surefoot import Agent, ConfigurationError, ToolSet
+from surefoot._sync import run_sync, thread_loop
+from surefoot.testing import ScriptedModel, call, turn
+
+
+def _agent() -> Agent:
+    tools = ToolSet()
+
+    @tools.tool
+    async def loop_of() -> dict[str, Any]:
+        """Which loop the handler runs on."""
+        return {"loop": id(asyncio.get_running_loop())}
+
+    return Agent(model=ScriptedModel([]), tools=tools, lang="en")
+
+
+def _turn_loop(agent: Agent) -> int:
+    """Run a one-call turn; the id of the loop its handler ran on."""
+    agent.model = ScriptedModel([turn(call("loop_of", {})), turn("done")])
+    result = agent.run_turn_sync("which loop?")
+    assert result.stop_reason == "completed"
+    data = result.calls[0].outcome.data  # type: ignore[union-attr]
+    return int(data["loop"])
+
+
+def test_run_turn_sync_reuses_one_loop_on_a_thread() -> None:
+    agent = _agent()
+    first = _turn_loop(agent)
+    assert _turn_loop(agent) == first
+    assert _turn_loop(_agent()) == first  # per thread, not per agent
+    assert first == id(thread_loop())
+    assert not thread_loop().is_closed()
+
+
+def test_each_thread_gets_its_own_loop_and_a_thread_with_none_works() -> None:
+    agent = _agent()
+    here = _turn_loop(agent)
+    seen: dict[str, list[int]] = {"a": [], "b": []}
+    errors: list[BaseException] = []
+
+    def work(name: str) -> None:
+        try:
+            mine = _agent()
+            seen[name] += [_turn_loop(mine), _turn_loop(mine)]
+        except BaseException as exc:  # noqa: BLE001 - reported to the test below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in seen]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors
+    assert seen["a"][0] == seen["a"][1]
+    assert seen["b"][0] == seen["b"][1]
+    assert here not in (seen["a"][0], seen["b"][0])
+
+
+def test_a_thread_loop_is_not_made_the_current_event_loop() -> None:
+    run_sync(asyncio.sleep(0))
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()
+    policy_loop = asyncio.get_event_loop_policy()._local._loop  # type: ignore[attr-defined]
+    assert policy_loop is not thread_loop()
+
+
+def test_inside_a_running_loop_it_refuses_clearly() -> None:
+    agent = _agent()
+    agent.model = ScriptedModel([turn("never asked")])
+
+    async def inside() -> None:
+        agent.run_turn_sync("hello")
+
+    with pytest.raises(ConfigurationError, match="run_turn_sync cannot be called from inside"):
+        asyncio.run(inside())
+    assert agent.conversations() == []  # refused before anything was written
+
+    async def helper() -> None:
+        run_sync(asyncio.sleep(0))
+
+    with pytest.raises(ConfigurationError, match="await the coroutine instead"):
+        asyncio.run(helper())
+
+
+def test_an_exception_in_the_coroutine_leaves_the_loop_usable() -> None:
+    async def boom() -> None:
+        msg = "boom"
+        raise ValueError(msg)
+
+    with pytest.raises(ValueError, match="boom"):
+        run_sync(boom())
+    assert run_sync(asyncio.sleep(0, result=7)) == 7
