@@ -41,11 +41,19 @@ class Heartbeat:
     def keep(self, renew: Callable[[], object], *, every: float) -> Iterator[None]:
         """Call ``renew`` every ``every`` seconds while the block runs."""
         beat = next(self._ids)
+        due = self._clock() + every
         with self._cond:
             self._beats[beat] = (renew, every)
-            heapq.heappush(self._due, (self._clock() + every, beat))
+            if len(self._due) > 2 * len(self._beats) + 16:  # mostly finished beats: compact
+                self._due = [entry for entry in self._due if entry[1] in self._beats]
+                heapq.heapify(self._due)
+            # the thread sleeps until the earliest due time it knows of: wake it only when
+            # this beat comes sooner (waking it on every call costs the caller the GIL)
+            wake = not self._due or due < self._due[0][0]
+            heapq.heappush(self._due, (due, beat))
             self._start()
-            self._cond.notify()
+            if wake:
+                self._cond.notify()
         try:
             yield
         finally:

@@ -22,12 +22,12 @@ A journal belongs to one user (tenant); conversations of other users are not fou
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ._exceptions import ConversationBusyError
+from ._ids import random_hex
 from ._ledger import DEFAULT_USER
 from ._messages import AssistantMessage, HarnessMessage, Message
 
@@ -241,7 +241,7 @@ class MemoryJournal:
         now = self._clock()
         if found.owner is not None and found.lease_until >= now:
             return None
-        found.owner, found.fence = uuid.uuid4().hex, found.fence + 1
+        found.owner, found.fence = random_hex(16), found.fence + 1
         found.lease_until = now + seconds
         return Lease(conversation_id, found.owner, found.fence)
 

@@ -22,7 +22,6 @@ with a stop_turn end the turn without asking the model.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from ._exceptions import (
 )
 from ._executor import CallRecord, Executor, PendingCall, TurnState
 from ._heartbeat import HEARTBEAT
+from ._ids import random_hex
 from ._journal import Approval, Journal, Lease, MemoryJournal, ModelRef, approval_id
 from ._ledger import Ledger, LedgerEntry, LedgerState, MemoryLedger
 from ._messages import (
@@ -637,7 +637,7 @@ def _bound_together(journal: Journal, ledger: Ledger) -> None:
 
 def new_conversation_id() -> str:
     """A fresh conversation id."""
-    return "c_" + uuid.uuid4().hex[:20]
+    return "c_" + random_hex(10)
 
 
 def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:

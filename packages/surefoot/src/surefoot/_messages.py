@@ -85,6 +85,12 @@ class AssistantMessage:
     model: str | None = None
     provider_details: dict[str, Any] | None = None
     kind: Literal["assistant"] = "assistant"
+    _tool_calls: tuple[ToolCall, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # read several times a turn (the loop, the executor, every adapter): found once
+        calls = tuple(p for p in self.parts if isinstance(p, ToolCall))
+        object.__setattr__(self, "_tool_calls", calls)
 
     @property
     def text(self) -> str:
@@ -94,7 +100,7 @@ class AssistantMessage:
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """The tool calls, in order."""
-        return tuple(p for p in self.parts if isinstance(p, ToolCall))
+        return self._tool_calls
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 import os
-import uuid
 from pathlib import Path
+
+from ._ids import random_hex
 
 _PROC = Path("/proc")
 
@@ -41,10 +42,15 @@ def _started(pid: int) -> str | None:
     return fields[19]
 
 
+@functools.cache
+def _this_process(pid: int) -> str:
+    """``machine/pid/start`` of this process (by pid, so a forked child gets its own)."""
+    return f"{_machine()}/{pid}/{_started(pid) or ''}"
+
+
 def new_owner() -> str:
     """A fresh owner id for a lease taken by this process."""
-    pid = os.getpid()
-    return f"{_machine()}/{pid}/{_started(pid) or ''}/{uuid.uuid4().hex}"
+    return f"{_this_process(os.getpid())}/{random_hex(16)}"
 
 
 def owner_is_gone(owner: str) -> bool:
