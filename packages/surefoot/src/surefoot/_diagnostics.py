@@ -8,15 +8,14 @@ Configured secrets are redacted from both.
 
 from __future__ import annotations
 
-import logging
+import sys
 import time
-import traceback as _traceback
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-logger = logging.getLogger("surefoot")
-logger.addHandler(logging.NullHandler())  # a library logs; the application decides where to
+if TYPE_CHECKING:
+    import logging
 
 REDACTED = "[redacted]"
 
@@ -75,7 +74,9 @@ class Diagnostic:
         if self._traceback is None:
             exc = self._exception
             assert exc is not None  # checked when it was made
-            text = "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))
+            import traceback  # formatting is rare: `import surefoot` does not pay for it
+
+            text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             self._traceback = self._redact(text) if self._redact is not None else text
             self._exception = self._redact = None  # formatted once; the frames can go
         return self._traceback
@@ -155,7 +156,8 @@ def diagnostic_from(
         exception=exc,
         redact=redact,
     )
-    if _logging_configured():
+    logger = _configured_logger()
+    if logger is not None:
         logger.error(
             "tool %s failed (call %s): %s: %s",
             tool,
@@ -171,19 +173,24 @@ def diagnostic_from(
     return diagnostic
 
 
-def _logging_configured() -> bool:
-    """Whether an error logged on ``surefoot`` would reach a handler that does something
-    (not only the library's own ``NullHandler``); otherwise building the record is waste."""
-    if not logger.isEnabledFor(logging.ERROR):
-        return False
+def _configured_logger() -> logging.Logger | None:
+    """The ``surefoot`` logger if an error logged on it would reach a handler that does
+    something (not a ``NullHandler``); None otherwise, and then no record is built. Without
+    the ``logging`` module imported, no handler can exist (and it is not imported here)."""
+    module = sys.modules.get("logging")
+    if module is None:
+        return None
+    logger: logging.Logger = module.getLogger("surefoot")
+    if not logger.isEnabledFor(module.ERROR):
+        return None
     current: logging.Logger | None = logger
     while current is not None:
-        if any(not isinstance(h, logging.NullHandler) for h in current.handlers):
-            return True
+        if any(not isinstance(h, module.NullHandler) for h in current.handlers):
+            return logger
         if not current.propagate:
-            return False
+            return None
         current = current.parent
-    return False
+    return None
 
 
 class MemoryDiagnostics:

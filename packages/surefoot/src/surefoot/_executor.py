@@ -21,7 +21,6 @@ genuinely new call never collides with an old one.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -235,6 +234,8 @@ class Executor:
         group.clear()
         if len(items) == 1:
             return [await self._run_one(*items[0], state)]
+        import asyncio  # only concurrent reads need it: `import surefoot` stays light
+
         results = await asyncio.gather(*(self._run_one(c, p, state) for c, p in items))
         return list(results)
 

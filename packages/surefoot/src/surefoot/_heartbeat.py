@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-
-logger = logging.getLogger("surefoot")
 
 
 class Heartbeat:
@@ -72,7 +69,9 @@ class Heartbeat:
             try:
                 renew()
             except Exception:  # a failed renewal decides nothing; fencing at commit does
-                logger.debug("lease renewal failed", exc_info=True)
+                import logging  # rare, and off the import path
+
+                logging.getLogger("surefoot").debug("lease renewal failed", exc_info=True)
 
     def _next(self) -> Callable[[], object]:
         """Wait for the next renewal that is due and still registered; reschedule it."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -123,6 +122,8 @@ class Database:
 
     def _driver_errors(self) -> tuple[type[Exception], ...]:
         if self.dialect == "sqlite":
+            import sqlite3
+
             return (sqlite3.Error,)
         import psycopg
 
@@ -190,6 +191,8 @@ def open_database(url: str | os.PathLike[str], *, create: bool = True) -> Databa
 
 
 def _sqlite(path: str | Path, url: str) -> Database:
+    import sqlite3  # only SQLite databases need it: `import surefoot` stays light
+
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")

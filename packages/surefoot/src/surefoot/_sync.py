@@ -15,14 +15,16 @@ refuses: blocking there would stop that loop; await the coroutine instead.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._exceptions import ConfigurationError
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -33,6 +35,8 @@ class _Runner:
     __slots__ = ("runner",)
 
     def __init__(self) -> None:
+        import asyncio  # made on first use: `import surefoot` does not load asyncio
+
         self.runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)
 
     def __del__(self) -> None:
@@ -63,6 +67,8 @@ def _close_this_thread() -> None:
 def run_sync(coroutine: Coroutine[Any, Any, T], *, what: str = "run_sync") -> T:
     """Run ``coroutine`` to its end on this thread's event loop and return its result.
     Raises ``ConfigurationError`` when called from inside a running event loop."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

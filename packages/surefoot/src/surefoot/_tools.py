@@ -60,9 +60,11 @@ CalendarDate = Annotated[dt.date, BeforeValidator(_calendar_date)]
 
 
 class Arguments(BaseModel):
-    """Base for nested argument models: strict types, no extra fields."""
+    """Base for nested argument models: strict types, no extra fields. Its validator is
+    built when first needed (a tool's own argument model is built at once, with every nested
+    model in it), so importing surefoot builds no pydantic schema."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
 
 @dataclass(frozen=True, slots=True)
