@@ -1,13 +1,22 @@
-"""Executor overhead per tool call, against the hand-written minimum, in the same run.
+"""Executor and turn overhead against the hand-written minimum, measured in the same run.
 
-The minimum: ``json.loads`` the arguments, validate them with a compiled pydantic model, call a
-sync function inside ``try/except``, ``json.dumps`` the result. surefoot: the same arguments
-parsed into a ``ToolCall``, ``Executor.run_batch`` on that one read call (a sync handler, from
-the async loop, no thread hop), the outcome serialized with ``to_wire_text``. Both use the same
-argument types (a ``CalendarDate`` and a ranged float) and the same handler.
+The minimum call: ``json.loads`` the arguments, validate them with a compiled pydantic model,
+call a sync function inside ``try/except``, ``json.dumps`` the result. surefoot: the same
+arguments parsed into a ``ToolCall``, ``Executor.run_batch`` on that one read call (a sync
+handler, from the async loop, no thread hop), the outcome serialized with ``to_wire_text``.
+Both use the same argument types (a ``CalendarDate`` and a ranged float) and the same handler.
 
-Also reported: a 10-call batch (per call), and a full ``Agent`` single-tool turn (two scripted
-model responses, a ``MemoryJournal``) against the same minimum.
+The error path: the same, with a handler that raises (the minimum answers a small error
+object; surefoot keeps a diagnostic and answers ``unavailable``).
+
+The minimum turn: a hand-written loop around the same scripted model: ask it, run each call
+the minimum way, append the results to a list, ask again, return the text. surefoot: a full
+``Agent`` single-tool turn (the same two scripted responses, a ``MemoryJournal``), awaited
+(``run_turn``) and from synchronous code (``run_turn_sync``, one event loop per thread).
+
+Targets: a 1-tool turn at most 3x the minimum turn, the error path at most 6x the minimum's,
+``run_turn_sync`` at most 1.5x ``run_turn``. Medians of interleaved repeats; every ratio is of
+two figures from this same run.
 
 Run:  .venv/bin/python benchmarks/bench_executor.py [--quick] [--profile]
 """
@@ -28,9 +37,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from surefoot import Agent, CalendarDate, MemoryJournal, ToolSet
+from surefoot import Agent, CalendarDate, MemoryJournal, ModelRequest, ToolSet
 from surefoot.executor import Executor, TurnState
-from surefoot.messages import ToolCall
+from surefoot.messages import ToolCall, UserMessage
 from surefoot.outcome import to_wire_text
 from surefoot.testing import ScriptedModel, turn
 
@@ -64,11 +73,41 @@ def minimum(raw: str) -> str:
     return json.dumps(result)
 
 
+def failing(date: Any, weight_kg: float) -> dict[str, Any]:
+    """The error path's handler, shared by both sides: the store is down."""
+    msg = f"measurement store unreachable for {date} ({weight_kg})"
+    raise ConnectionError(msg)
+
+
+def minimum_error(raw: str) -> str:
+    """The minimum's error path: the same steps, the handler raises."""
+    try:
+        args = MinimumArgs.model_validate(json.loads(raw))
+        result = failing(args.date, args.weight_kg)
+    except Exception as exc:  # noqa: BLE001 - the minimum's own error boundary
+        return json.dumps({"is_error": True, "message": type(exc).__name__})
+    return json.dumps(result)
+
+
+async def minimum_turn(model: Any) -> str:
+    """A hand-written turn around the same scripted model: ask, run each call the minimum
+    way, keep the results in a list, ask again, until the model answers with text."""
+    messages: list[Any] = [UserMessage("What did I weigh on 2020-01-01?")]
+    while True:
+        response = await model.request(ModelRequest(messages=tuple(messages), tools=SPECS))
+        message = response.message
+        messages.append(message)
+        calls = message.tool_calls
+        if not calls:
+            return str(message.text)
+        messages.append([minimum(c.raw_arguments) for c in calls])
+
+
 # -- surefoot --------------------------------------------------------------------------------
 
 
 def build_tools() -> ToolSet:
-    """One read tool with the same signature and handler."""
+    """One read tool with the same signature and handler, and one that fails."""
     tools = ToolSet()
 
     @tools.tool
@@ -76,16 +115,29 @@ def build_tools() -> ToolSet:
         """Read a measurement."""
         return handler(date, weight_kg)
 
+    @tools.tool
+    def read_failing(date: CalendarDate, weight_kg: Weight) -> dict[str, Any]:
+        """Read a measurement from a store that is down."""
+        return failing(date, weight_kg)
+
     return tools
 
 
 TOOLS = build_tools()
+SPECS = TOOLS.specs()
 EXECUTOR = Executor(TOOLS)
 
 
 async def surefoot_call(raw: str) -> str:
     """One call as the turn loop makes it: parsed arguments in, serialized outcome out."""
     call = ToolCall("call_1", "read_measurement", json.loads(raw), raw_arguments=raw)
+    batch = await EXECUTOR.run_batch((call,), TurnState("conv", 0))
+    return to_wire_text(batch.records[0].outcome)
+
+
+async def surefoot_error(raw: str) -> str:
+    """The error path as the turn loop takes it: the handler raises, a diagnostic is kept."""
+    call = ToolCall("call_1", "read_failing", json.loads(raw), raw_arguments=raw)
     batch = await EXECUTOR.run_batch((call,), TurnState("conv", 0))
     return to_wire_text(batch.records[0].outcome)
 
@@ -145,23 +197,53 @@ async def time_agent(iterations: int) -> float:
     return (time.perf_counter_ns() - start) / iterations / 1000
 
 
-async def measure(iterations: int, repeats: int) -> dict[str, list[float]]:
+async def time_minimum_turn(iterations: int) -> float:
+    """Microseconds per hand-written turn around the same scripted model."""
+    models = [script() for _ in range(iterations)]
+    start = time.perf_counter_ns()
+    for model in models:
+        await minimum_turn(model)
+    return (time.perf_counter_ns() - start) / iterations / 1000
+
+
+def time_agent_sync(iterations: int) -> float:
+    """Microseconds per single-tool turn through ``run_turn_sync`` (from plain code)."""
+    agent = make_agent()
+    models = [script() for _ in range(iterations)]
+    start = time.perf_counter_ns()
+    for model in models:
+        agent.model = model
+        agent.run_turn_sync("What did I weigh on 2020-01-01?")
+    return (time.perf_counter_ns() - start) / iterations / 1000
+
+
+NAMES = ("minimum", "call", "batch10", "min_error", "error", "min_turn", "agent", "agent_sync")
+
+
+async def one_round(results: dict[str, list[float]], iterations: int) -> None:
+    """One repeat of every awaited measurement."""
+    results["minimum"].append(time_sync(lambda: minimum(RAW), iterations))
+    results["call"].append(await time_async(lambda: surefoot_call(RAW), iterations))
+    per_batch = await time_async(surefoot_batch_of_10, iterations // 10)
+    results["batch10"].append(per_batch / 10)
+    results["min_error"].append(time_sync(lambda: minimum_error(RAW), iterations))
+    results["error"].append(await time_async(lambda: surefoot_error(RAW), iterations))
+    results["min_turn"].append(await time_minimum_turn(iterations // 10))
+    results["agent"].append(await time_agent(iterations // 10))
+
+
+def measure(iterations: int, repeats: int) -> dict[str, list[float]]:
     """Interleaved repeats of every measurement (so machine load drifts hit all alike)."""
-    results: dict[str, list[float]] = {"minimum": [], "call": [], "batch10": [], "agent": []}
-    # Warm up caches, pydantic, the loop.
-    time_sync(lambda: minimum(RAW), iterations // 5)
-    await time_async(lambda: surefoot_call(RAW), iterations // 5)
-    await time_async(surefoot_batch_of_10, iterations // 50)
-    await time_agent(iterations // 20)
+    results: dict[str, list[float]] = {name: [] for name in NAMES}
+    warm: dict[str, list[float]] = {name: [] for name in NAMES}
+    asyncio.run(one_round(warm, iterations // 5))  # caches, pydantic, the loop
+    time_agent_sync(iterations // 50)
     gc.collect()
     gc.disable()
     try:
         for _ in range(repeats):
-            results["minimum"].append(time_sync(lambda: minimum(RAW), iterations))
-            results["call"].append(await time_async(lambda: surefoot_call(RAW), iterations))
-            per_batch = await time_async(surefoot_batch_of_10, iterations // 10)
-            results["batch10"].append(per_batch / 10)
-            results["agent"].append(await time_agent(iterations // 10))
+            asyncio.run(one_round(results, iterations))
+            results["agent_sync"].append(time_agent_sync(iterations // 10))
             gc.collect()
     finally:
         gc.enable()
@@ -172,22 +254,31 @@ def report(results: dict[str, list[float]]) -> None:
     """Medians in µs and the ratios to the minimum measured in this same run."""
     median = {name: statistics.median(values) for name, values in results.items()}
     spread = {name: (min(values), max(values)) for name, values in results.items()}
-    base = median["minimum"]
     rows = [
-        ("hand-written minimum (per call)", "minimum"),
-        ("surefoot Executor.run_batch, 1 sync read (per call)", "call"),
-        ("surefoot 10-call batch (per call)", "batch10"),
-        ("surefoot Agent single-tool turn (per turn)", "agent"),
+        ("hand-written minimum (per call)", "minimum", "minimum"),
+        ("surefoot Executor.run_batch, 1 sync read (per call)", "call", "minimum"),
+        ("surefoot 10-call batch (per call)", "batch10", "minimum"),
+        ("hand-written minimum, handler raises (per call)", "min_error", "min_error"),
+        ("surefoot error path: raises, diagnosed (per call)", "error", "min_error"),
+        ("hand-written minimum turn, 1 tool (per turn)", "min_turn", "min_turn"),
+        ("surefoot Agent.run_turn, 1 tool (per turn)", "agent", "min_turn"),
+        ("surefoot Agent.run_turn_sync, 1 tool (per turn)", "agent_sync", "min_turn"),
     ]
-    print(f"{'':55} {'median µs':>10} {'min-max µs':>17} {'x minimum':>10}")
-    for label, name in rows:
+    print(f"{'':55} {'median µs':>10} {'min-max µs':>17} {'x its minimum':>14}")
+    for label, name, base in rows:
         low, high = spread[name]
-        print(
-            f"{label:55} {median[name]:10.2f} {low:8.2f}-{high:<8.2f} {median[name] / base:10.2f}"
-        )
-    ratio = median["call"] / base
-    verdict = "within" if ratio <= 3 else "OVER"
-    print(f"\nsurefoot per-call overhead: {ratio:.2f}x the minimum ({verdict} the 3x target)")
+        ratio = median[name] / median[base]
+        print(f"{label:55} {median[name]:10.2f} {low:8.2f}-{high:<8.2f} {ratio:14.2f}")
+    checks = [
+        ("1-tool turn / minimum turn", median["agent"] / median["min_turn"], 3.0),
+        ("error path / minimum error path", median["error"] / median["min_error"], 6.0),
+        ("run_turn_sync / run_turn", median["agent_sync"] / median["agent"], 1.5),
+        ("per call / minimum call", median["call"] / median["minimum"], 3.0),
+    ]
+    print()
+    for label, ratio, target in checks:
+        verdict = "within" if ratio <= target else "OVER"
+        print(f"{label:35} {ratio:6.2f}x  ({verdict} the {target:g}x target)")
 
 
 def profile(iterations: int) -> None:
@@ -220,7 +311,8 @@ def main() -> None:
     print(f"iterations per repeat: {iterations}, repeats: {repeats} (median reported)")
     print(f"load average: {load} (wall-clock timings; a busy machine inflates both sides)\n")
     assert json.loads(minimum(RAW)) == json.loads(asyncio.run(surefoot_call(RAW)))
-    results = asyncio.run(measure(iterations, repeats))
+    assert asyncio.run(minimum_turn(script())) == "76.5 kg on 2020-01-01."
+    results = measure(iterations, repeats)
     report(results)
     if options.profile:
         profile(iterations)

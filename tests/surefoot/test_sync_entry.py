@@ -101,3 +101,41 @@ def test_an_exception_in_the_coroutine_leaves_the_loop_usable() -> None:
     with pytest.raises(ValueError, match="boom"):
         run_sync(boom())
     assert run_sync(asyncio.sleep(0, result=7)) == 7
+
+
+def test_ctrl_c_in_the_coroutine_runs_its_cleanup_and_leaves_the_loop_usable() -> None:
+    cleaned: list[str] = []
+
+    async def interrupted() -> None:
+        try:
+            await asyncio.sleep(0)
+            raise KeyboardInterrupt
+        finally:
+            cleaned.append("finally")
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sync(interrupted())
+    assert cleaned == ["finally"]
+    assert run_sync(asyncio.sleep(0, result="again")) == "again"
+
+
+def test_a_task_interrupted_between_its_steps_is_cancelled_and_unwinds() -> None:
+    cleaned: list[str] = []
+
+    async def waits() -> None:
+        try:
+            await asyncio.sleep(10)
+        finally:
+            cleaned.append("finally")
+
+    loop = thread_loop()
+    loop.call_later(0.01, _raise_interrupt)  # lands in the loop, between the task's steps
+    with pytest.raises(KeyboardInterrupt):
+        run_sync(waits())
+    assert cleaned == ["finally"]
+    assert not asyncio.all_tasks(loop)
+    assert run_sync(asyncio.sleep(0, result=1)) == 1
+
+
+def _raise_interrupt() -> None:
+    raise KeyboardInterrupt

@@ -1,12 +1,17 @@
 """Running a coroutine from synchronous code, on one event loop per thread.
 
-``asyncio.run`` builds a new event loop for every call and closes it after (about a hundred
-microseconds, more than a whole in-memory turn). ``run_sync`` keeps one ``asyncio.Runner`` per
-thread instead and runs each coroutine on it, with ``asyncio.run``'s Ctrl-C handling on the
-main thread (the running coroutine is cancelled, then ``KeyboardInterrupt`` is raised). Each
-thread gets its own loop, made on its first call and closed when the thread ends. Tasks a
+``asyncio.run`` builds a new event loop for every call and closes it after (more than a whole
+in-memory turn costs). ``run_sync`` keeps one loop per thread instead and runs each
+coroutine on it as a task, in a copy of the caller's context. Each thread gets its own loop,
+made on its first call and closed when the thread ends (the main thread's at exit). Tasks a
 coroutine started and left running stay on the thread's loop and run on during its next call
 (``asyncio.run`` would have cancelled them); surefoot's own turns leave none.
+
+Ctrl-C: the signal handler is left alone (installing one around every call, as
+``asyncio.Runner`` does, costs more than the rest of the call). A ``KeyboardInterrupt`` that
+lands in the coroutine's own code goes up through it like in synchronous code (its
+``except`` and ``finally`` blocks run); one that lands between its steps cancels it, lets it
+unwind, and is raised after.
 
 The thread's loop is never made its current event loop (``asyncio.get_event_loop``), so
 nothing else on the thread sees it. Called from inside a running event loop, ``run_sync``
@@ -30,18 +35,48 @@ T = TypeVar("T")
 
 
 class _Runner:
-    """One thread's runner; closed (its loop with it) when the thread's state is dropped."""
+    """One thread's event loop; closed when the thread's state is dropped."""
 
-    __slots__ = ("runner",)
+    __slots__ = ("loop",)
 
     def __init__(self) -> None:
         import asyncio  # made on first use: `import surefoot` does not load asyncio
 
-        self.runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)
+        self.loop = asyncio.new_event_loop()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        task = self.loop.create_task(coroutine)
+        try:
+            return self.loop.run_until_complete(task)
+        except BaseException:
+            if not task.done():  # interrupted between its steps: let it unwind first
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    self.loop.run_until_complete(task)
+            raise
+
+    def close(self) -> None:
+        """What ``asyncio.run`` does at its end: cancel what is left, finish async
+        generators and the default executor, close the loop."""
+        import asyncio
+
+        loop = self.loop
+        if loop.is_closed():
+            return
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # a thread's teardown must not raise
-            self.runner.close()
+            self.close()
 
 
 class _ThreadRunners(threading.local):
@@ -49,10 +84,10 @@ class _ThreadRunners(threading.local):
 
     held: _Runner | None = None
 
-    def get(self) -> asyncio.Runner:
+    def get(self) -> _Runner:
         if self.held is None:
             self.held = _Runner()
-        return self.held.runner
+        return self.held
 
 
 _RUNNERS = _ThreadRunners()
@@ -85,4 +120,4 @@ def run_sync(coroutine: Coroutine[Any, Any, T], *, what: str = "run_sync") -> T:
 
 def thread_loop() -> asyncio.AbstractEventLoop:
     """This thread's loop as ``run_sync`` uses it (made if needed)."""
-    return _RUNNERS.get().get_loop()
+    return _RUNNERS.get().loop
