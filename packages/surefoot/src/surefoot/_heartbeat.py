@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ class Heartbeat:
         self._beats: dict[int, tuple[Callable[[], object], float]] = {}
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
+        self._wake_at = math.inf  # when the thread wakes up by itself (inf: only if notified)
 
     @contextmanager
     def keep(self, renew: Callable[[], object], *, every: float) -> Iterator[None]:
@@ -44,9 +46,9 @@ class Heartbeat:
             if len(self._due) > 2 * len(self._beats) + 16:  # mostly finished beats: compact
                 self._due = [entry for entry in self._due if entry[1] in self._beats]
                 heapq.heapify(self._due)
-            # the thread sleeps until the earliest due time it knows of: wake it only when
-            # this beat comes sooner (waking it on every call costs the caller the GIL)
-            wake = not self._due or due < self._due[0][0]
+            # the thread sleeps until a time it chose: wake it only when this beat is due
+            # sooner (waking it on every call costs the caller a thread switch and the GIL)
+            wake = due < self._wake_at
             heapq.heappush(self._due, (due, beat))
             self._start()
             if wake:
@@ -80,13 +82,16 @@ class Heartbeat:
                 while self._due and self._due[0][1] not in self._beats:
                     heapq.heappop(self._due)
                 if not self._due:
+                    self._wake_at = math.inf
                     self._cond.wait()
                     continue
                 due, beat = self._due[0]
                 wait = due - self._clock()
                 if wait > 0:
+                    self._wake_at = due
                     self._cond.wait(wait)
                     continue
+                self._wake_at = -math.inf  # running renewals: it looks at the heap again
                 heapq.heappop(self._due)
                 renew, every = self._beats[beat]
                 heapq.heappush(self._due, (self._clock() + every, beat))

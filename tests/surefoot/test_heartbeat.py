@@ -1,0 +1,48 @@
+"""The renewal thread: renewals run while their block runs, a renewal due sooner than the
+thread's next wake-up wakes it, and finished renewals do not pile up."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from surefoot._heartbeat import Heartbeat
+
+
+def _wait_for(event: threading.Event, seconds: float) -> bool:
+    return event.wait(seconds)
+
+
+def test_a_renewal_runs_while_its_block_runs_and_stops_after() -> None:
+    beat = Heartbeat()
+    calls: list[float] = []
+    three = threading.Event()
+
+    def renew() -> None:
+        calls.append(time.monotonic())
+        if len(calls) >= 3:
+            three.set()
+
+    with beat.keep(renew, every=0.02):
+        assert _wait_for(three, 10)
+    done = len(calls)
+    time.sleep(0.1)
+    assert len(calls) <= done + 1  # at most one already under way when the block ended
+
+
+def test_a_renewal_due_sooner_wakes_a_thread_sleeping_until_later() -> None:
+    beat = Heartbeat()
+    soon = threading.Event()
+    with beat.keep(lambda: None, every=60.0):  # the thread now sleeps for a minute
+        time.sleep(0.05)
+        with beat.keep(soon.set, every=0.05):
+            assert _wait_for(soon, 5)
+
+
+def test_finished_renewals_do_not_pile_up() -> None:
+    beat = Heartbeat()
+    with beat.keep(lambda: None, every=60.0):
+        for _ in range(1000):
+            with beat.keep(lambda: None, every=60.0):
+                pass
+        assert len(beat._due) <= 2 * 2 + 17
