@@ -11,6 +11,7 @@ import math
 import re
 from typing import Annotated, Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import Field
@@ -238,3 +239,53 @@ def test_any_tool_name_gives_one_marked_outcome(name: str, arguments: Any) -> No
         assert isinstance(record.outcome, ToolError)
         assert record.outcome.code == "unknown_tool"
         assert harness.runs == []
+
+
+# -- the data check's length bound -------------------------------------------------------------
+
+_JSON_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+_JSON = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.text(), _JSON, max_size=6))
+def test_the_data_check_bounds_the_serialized_length_from_above(data: dict[str, Any]) -> None:
+    """The walk that checks a result's data also bounds its serialized length, so that only
+    data that may be too long is serialized to measure it: the bound is never below it."""
+    from surefoot._outcome import _check_value, dumps
+
+    try:
+        bound = _check_value(data, 0)
+    except ValueError:  # text hypothesis drew with a lone surrogate: rejected, as it must be
+        return
+    assert bound >= len(dumps(data))
+
+
+def test_data_too_long_serialized_is_refused_and_data_only_bounded_long_is_not() -> None:
+    from surefoot._outcome import MAX_CHARS, checked_data
+
+    with pytest.raises(ValueError, match="longer than"):
+        checked_data({"text": "x" * MAX_CHARS})
+    # its bound (6 per character) is above the limit, its serialized length is not
+    fine = {"text": "x" * (MAX_CHARS // 3)}
+    assert checked_data(fine) is fine
+    with pytest.raises(ValueError, match="not finite"):
+        checked_data({"n": [1.0, float("nan")]})
+    with pytest.raises(ValueError, match="not a string"):
+        checked_data({"n": {1: 2}})
+    # an int too large to bound cheaply is serialized to measure: 4,000 digits fit beside
+    # padding that leaves room for them, and not beside padding that does not
+    huge = 10**3999
+    assert checked_data({"n": huge, "pad": "x" * (MAX_CHARS - 4100)})["n"] == huge
+    with pytest.raises(ValueError, match="longer than"):
+        checked_data({"n": huge, "pad": "x" * (MAX_CHARS - 3900)})

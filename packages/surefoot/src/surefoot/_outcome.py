@@ -200,38 +200,59 @@ def checked_data(value: object) -> dict[str, Any]:
     if not isinstance(value, dict):
         msg = f"the data must be a JSON object, not {type(value).__name__}"
         raise ValueError(msg)
-    _check_value(value, 0)
-    if len(dumps(value)) > MAX_CHARS:
+    # the walk bounds the serialized length from above; only data that may be too long is
+    # serialized to measure it
+    if _check_value(value, 0) > MAX_CHARS and len(dumps(value)) > MAX_CHARS:
         msg = f"the data is longer than {MAX_CHARS} characters serialized"
         raise ValueError(msg)
     return value
 
 
-def _check_value(node: object, depth: int) -> None:
+_ATOM: Final = 32
+"""At least the serialized length of null, a boolean, a float (its repr: 24 at most) or an
+int below ``_BIG`` in size."""
+_BIG: Final = 10**30
+
+
+def _check_value(node: object, depth: int) -> float:
+    """Check ``node``; return an upper bound on its serialized length (inf: not known).
+    A string serializes to at most 6 characters per character (``\\u001f``) plus quotes."""
     if depth > MAX_DEPTH:
         msg = f"the data nests deeper than {MAX_DEPTH} levels (or refers to itself)"
         raise ValueError(msg)
-    if node is None or isinstance(node, bool | int):
-        return
-    if isinstance(node, str):
-        _check_text(node)
-    elif isinstance(node, float):
-        if not math.isfinite(node):
-            msg = "the data holds a number that is not finite (NaN or Infinity)"
-            raise ValueError(msg)
-    elif isinstance(node, dict):
+    if isinstance(node, dict):
+        total = 2.0
         for key, item in node.items():
             if not isinstance(key, str):
                 msg = f"the data has a key that is not a string ({type(key).__name__})"
                 raise ValueError(msg)
-            _check_text(key)
-            _check_value(item, depth + 1)
-    elif isinstance(node, list | tuple):
+            if not key.isascii():
+                _check_text(key)
+            total += 6 * len(key) + 4
+            total += _leaf(item) or _check_value(item, depth + 1)
+        return total
+    if isinstance(node, list | tuple):
+        total = 2.0
         for item in node:
-            _check_value(item, depth + 1)
-    else:
-        msg = f"the data holds a {type(node).__name__}, which is not a JSON value"
-        raise ValueError(msg)
+            total += (_leaf(item) or _check_value(item, depth + 1)) + 1
+        return total
+    return _leaf(node) or _check_scalar(node)
+
+
+def _check_scalar(node: object) -> float:
+    """The slow path of a scalar: subclasses, huge ints, non-finite floats, non-JSON values."""
+    if node is None or isinstance(node, bool | int):
+        return math.inf  # a subclass, or an int too large to bound cheaply
+    if isinstance(node, str):
+        _check_text(node)
+        return math.inf
+    if isinstance(node, float):
+        if not math.isfinite(node):
+            msg = "the data holds a number that is not finite (NaN or Infinity)"
+            raise ValueError(msg)
+        return math.inf
+    msg = f"the data holds a {type(node).__name__}, which is not a JSON value"
+    raise ValueError(msg)
 
 
 def _check_text(text: str) -> None:
@@ -241,6 +262,26 @@ def _check_text(text: str) -> None:
         except UnicodeEncodeError:
             msg = "the data holds text that is not valid Unicode (a lone surrogate)"
             raise ValueError(msg) from None
+
+
+def _leaf(node: object) -> float:
+    """A plain scalar's serialized length bound, after checking it; 0 for anything else
+    (containers, subclasses, non-finite floats, huge ints: the full check decides)."""
+    kind = type(node)
+    if kind is str:
+        assert isinstance(node, str)
+        if not node.isascii():
+            _check_text(node)
+        return 6 * len(node) + 2
+    if node is None or kind is bool:
+        return _ATOM
+    if kind is int:
+        assert isinstance(node, int)
+        return _ATOM if -_BIG < node < _BIG else 0
+    if kind is float:
+        assert isinstance(node, float)
+        return _ATOM if math.isfinite(node) else 0
+    return 0
 
 
 def to_record(outcome: Outcome) -> dict[str, Any]:
