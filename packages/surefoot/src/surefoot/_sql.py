@@ -520,8 +520,8 @@ class SqlJournal:
         key = (self.user, conversation_id)
         with self.db.transaction() as tx:
             found = tx.execute(
-                "SELECT created_at, fence, (SELECT COALESCE(MAX(seq), 0) FROM sf_messages "
-                "WHERE user_id = ? AND conversation_id = ?) "
+                "SELECT created_at, fence, COALESCE((SELECT seq FROM sf_messages "
+                "WHERE user_id = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1), 0) "
                 "FROM sf_conversations WHERE user_id = ? AND id = ?",
                 (*key, *key),
             )
@@ -585,12 +585,14 @@ class SqlJournal:
                     "WHERE user_id = ? AND id = ?",
                     (model.provider, model.model, model.base_url, self.user, conversation_id),
                 )
+            # the last message's number from the primary key's end (a plain MAX may be
+            # planned as a scan of the whole conversation)
             rows = tx.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM sf_messages "
-                "WHERE user_id = ? AND conversation_id = ?",
+                "SELECT seq FROM sf_messages WHERE user_id = ? AND conversation_id = ? "
+                "ORDER BY seq DESC LIMIT 1",
                 (self.user, conversation_id),
             )
-            last = int(rows[0][0])
+            last = int(rows[0][0]) if rows else 0
             for seq, payload in enumerate(payloads, start=last + 1):
                 tx.execute(
                     "INSERT INTO sf_messages (user_id, conversation_id, seq, payload, created_at) "
