@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-from hashlib import blake2b
 
 _key = os.urandom(32)
 _counter = itertools.count()
@@ -26,5 +25,7 @@ os.register_at_fork(after_in_child=_reseed)
 
 def random_hex(nbytes: int) -> str:
     """``nbytes`` random bytes as hex (at most 64)."""
+    from hashlib import blake2b  # loaded at the first id: `import surefoot` stays light
+
     key, number = _key, next(_counter)  # next() on a count is atomic under the GIL
     return blake2b(number.to_bytes(8, "little"), key=key, digest_size=nbytes).hexdigest()

@@ -20,7 +20,6 @@ the user is part of every key, so one database can hold many people's writes apa
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
@@ -130,7 +129,9 @@ def canonical_json(value: Any) -> str:
 
 def fingerprint(tool: str, canonical_arguments: str) -> str:
     """A short stable hash of a call's tool and canonical arguments."""
-    return hashlib.sha256(f"{tool}\x00{canonical_arguments}".encode()).hexdigest()[:32]
+    from hashlib import sha256  # loaded at the first call: `import surefoot` stays light
+
+    return sha256(f"{tool}\x00{canonical_arguments}".encode()).hexdigest()[:32]
 
 
 DEFAULT_USER: Final = "default"
@@ -151,7 +152,9 @@ def idempotency_key(
     raw = f"{conversation_id}\x00{user_turn}\x00{tool}\x00{call_fingerprint}\x00{ordinal}"
     if user != DEFAULT_USER:
         raw = f"{user}\x00{raw}"
-    return "sfk_" + hashlib.sha256(raw.encode()).hexdigest()[:40]
+    from hashlib import sha256
+
+    return "sfk_" + sha256(raw.encode()).hexdigest()[:40]
 
 
 def supplied_key(*, user: str = DEFAULT_USER, conversation_id: str, supplied: str) -> str:
