@@ -22,6 +22,7 @@ A journal belongs to one user (tenant); conversations of other users are not fou
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -182,7 +183,9 @@ class MemoryJournal:
         self.retain: Callable[[str], bool] | None = None
         self.on_evict: Callable[[str], None] | None = None
         self._clock = clock
-        self._conversations: dict[str, _Conversation] = {}
+        # least recently written first; an OrderedDict, so that the oldest is found at once
+        # (a dict that is deleted from at the front skips every deleted slot to reach it)
+        self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
         self._approvals: dict[str, Approval] = {}
 
     def _evict(self) -> None:
@@ -227,7 +230,7 @@ class MemoryJournal:
         if model is not None:
             found.model = model
         # most recent first in ``conversations``: move to the end of the insertion order
-        self._conversations[conversation_id] = self._conversations.pop(conversation_id)
+        self._conversations.move_to_end(conversation_id)
 
     def exists(self, conversation_id: str) -> bool:
         found = self._conversations.get(conversation_id)
