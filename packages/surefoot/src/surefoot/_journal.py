@@ -21,6 +21,7 @@ A journal belongs to one user (tenant); conversations of other users are not fou
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -28,7 +29,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ._exceptions import ConversationBusyError
-from ._ids import random_hex
 from ._ledger import DEFAULT_USER
 from ._messages import AssistantMessage, HarnessMessage, Message
 
@@ -187,6 +187,7 @@ class MemoryJournal:
         # (a dict that is deleted from at the front skips every deleted slot to reach it)
         self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
         self._approvals: dict[str, Approval] = {}
+        self._owners = itertools.count(1)
 
     def _evict(self) -> None:
         """Forget finished conversations, least recently written first, down to ``limit``."""
@@ -244,7 +245,8 @@ class MemoryJournal:
         now = self._clock()
         if found.owner is not None and found.lease_until >= now:
             return None
-        found.owner, found.fence = random_hex(16), found.fence + 1
+        # an owner only has to differ from every other of this journal (it lives in memory)
+        found.owner, found.fence = f"m{next(self._owners)}", found.fence + 1
         found.lease_until = now + seconds
         return Lease(conversation_id, found.owner, found.fence)
 
@@ -267,8 +269,8 @@ class MemoryJournal:
 
     def request_approval(self, approval: Approval) -> Approval:
         stored = self._approvals.setdefault(approval.id, replace(approval, approved=None))
-        found = self._conversations.get(approval.conversation_id)
-        if found is not None and approval.id not in found.approvals:
+        found = self._conversations.setdefault(approval.conversation_id, _Conversation([]))
+        if approval.id not in found.approvals:
             found.approvals.append(approval.id)
         return stored
 
@@ -286,9 +288,15 @@ class MemoryJournal:
         user_turn: int | None = None,
         decided: bool | None = None,
     ) -> list[Approval]:
+        if conversation_id is not None:  # that conversation's own, not every approval
+            found = self._conversations.get(conversation_id)
+            ids = found.approvals if found is not None else []
+            candidates = [self._approvals[i] for i in ids if i in self._approvals]
+        else:
+            candidates = list(self._approvals.values())
         return [
             a
-            for a in self._approvals.values()
+            for a in candidates
             if conversation_id in (None, a.conversation_id)
             and user_turn in (None, a.user_turn)
             and (decided is None or (a.approved is not None) == decided)

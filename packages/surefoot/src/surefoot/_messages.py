@@ -85,12 +85,9 @@ class AssistantMessage:
     model: str | None = None
     provider_details: dict[str, Any] | None = None
     kind: Literal["assistant"] = "assistant"
-    _tool_calls: tuple[ToolCall, ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        # read several times a turn (the loop, the executor, every adapter): found once
-        calls = tuple(p for p in self.parts if isinstance(p, ToolCall))
-        object.__setattr__(self, "_tool_calls", calls)
+    _tool_calls: tuple[ToolCall, ...] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def text(self) -> str:
@@ -99,8 +96,13 @@ class AssistantMessage:
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
-        """The tool calls, in order."""
-        return self._tool_calls
+        """The tool calls, in order (found at the first read: the loop, the executor and
+        every adapter read them)."""
+        calls = self._tool_calls
+        if calls is None:
+            calls = tuple(p for p in self.parts if isinstance(p, ToolCall))
+            object.__setattr__(self, "_tool_calls", calls)
+        return calls
 
 
 @dataclass(frozen=True, slots=True)
