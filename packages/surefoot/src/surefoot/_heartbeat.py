@@ -18,10 +18,11 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import weakref
+from collections.abc import Callable
 
 
 class Heartbeat:
@@ -35,10 +36,13 @@ class Heartbeat:
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
         self._wake_at = math.inf  # when the thread wakes up by itself (inf: only if notified)
+        _ALL.add(self)
 
-    @contextmanager
-    def keep(self, renew: Callable[[], object], *, every: float) -> Iterator[None]:
-        """Call ``renew`` every ``every`` seconds while the block runs."""
+    def keep(self, renew: Callable[[], object], *, every: float) -> _Beat:
+        """Call ``renew`` every ``every`` seconds while the returned block runs."""
+        return _Beat(self, renew, every)
+
+    def _add(self, renew: Callable[[], object], every: float) -> int:
         beat = next(self._ids)
         due = self._clock() + every
         with self._cond:
@@ -50,20 +54,26 @@ class Heartbeat:
             # sooner (waking it on every call costs the caller a thread switch and the GIL)
             wake = due < self._wake_at
             heapq.heappush(self._due, (due, beat))
-            self._start()
-            if wake:
+            if self._thread is None:
+                self._start()
+            elif wake:
                 self._cond.notify()
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._beats.pop(beat, None)
+        return beat
+
+    def _remove(self, beat: int) -> None:
+        with self._cond:
+            self._beats.pop(beat, None)
 
     def _start(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._run, name="surefoot-heartbeat")
-            self._thread.daemon = True
-            self._thread.start()
+        self._thread = threading.Thread(target=self._run, name="surefoot-heartbeat")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _forked(self) -> None:
+        """In a forked child: the thread did not come along; the next renewal starts one."""
+        self._cond = threading.Condition()
+        self._thread = None
+        self._wake_at = math.inf
 
     def _run(self) -> None:
         while True:
@@ -97,6 +107,34 @@ class Heartbeat:
                 heapq.heappush(self._due, (self._clock() + every, beat))
                 return renew
 
+
+class _Beat:
+    """A renewal registered for the length of a ``with`` block."""
+
+    __slots__ = ("_beat", "_every", "_heartbeat", "_renew")
+
+    def __init__(self, heartbeat: Heartbeat, renew: Callable[[], object], every: float) -> None:
+        self._heartbeat = heartbeat
+        self._renew = renew
+        self._every = every
+        self._beat = -1
+
+    def __enter__(self) -> None:
+        self._beat = self._heartbeat._add(self._renew, self._every)
+
+    def __exit__(self, *exc: object) -> None:
+        self._heartbeat._remove(self._beat)
+
+
+_ALL: weakref.WeakSet[Heartbeat] = weakref.WeakSet()
+
+
+def _after_fork() -> None:
+    for heartbeat in list(_ALL):
+        heartbeat._forked()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 HEARTBEAT = Heartbeat()
 """The process's heartbeat."""
