@@ -26,15 +26,11 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from surefoot import (
-    Agent,
+from surefoot import Agent, MemoryJournal, ModelRequest, ModelResponse, ToolSet
+from surefoot.messages import (
     AssistantMessage,
-    MemoryJournal,
-    ModelRequest,
-    ModelResponse,
     StreamEvent,
     ToolResultsMessage,
-    ToolSet,
     stream_from_request,
 )
 from surefoot.testing import call, turn

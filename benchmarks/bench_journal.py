@@ -33,19 +33,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from surefoot import (
-    Agent,
-    Database,
-    Message,
-    Ok,
-    SqlJournal,
-    SqlLedger,
-    ToolResult,
-    ToolResultsMessage,
-    ToolSet,
-    UserMessage,
-    open_database,
-)
+from surefoot import Agent, Ok, SqlJournal, SqlLedger, ToolSet, open_database
+from surefoot.messages import Message, ToolResult, ToolResultsMessage, UserMessage
+from surefoot.sql import Database
 from surefoot.testing import ScriptedModel, call, turn, write_transcript
 
 PG_DEFAULT = os.environ.get("SUREFOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")

@@ -14,16 +14,14 @@ import pytest
 from surefoot import (
     Agent,
     ConversationBusyError,
-    Database,
-    HarnessMessage,
-    Message,
     SqlJournal,
     SqlLedger,
     ToolSet,
-    UserMessage,
     open_database,
 )
 from surefoot import _sql as sql_module
+from surefoot.messages import HarnessMessage, Message, UserMessage
+from surefoot.sql import Database
 from surefoot.testing import ScriptedModel, turn, write_transcript
 
 
@@ -113,7 +111,8 @@ def test_another_process_appending_is_seen_by_the_next_load(db_url: str) -> None
         assert len(journal.load("c1")) == 1
         script = (
             "import sys\n"
-            "from surefoot import SqlJournal, UserMessage, open_database\n"
+            "from surefoot import SqlJournal, open_database\n"
+            "from surefoot.messages import UserMessage\n"
             "from surefoot.testing import write_transcript\n"
             "db = open_database(sys.argv[1])\n"
             "write_transcript(SqlJournal(db), 'c1', [UserMessage('there')])\n"

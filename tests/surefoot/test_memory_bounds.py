@@ -8,14 +8,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from surefoot import (
-    Agent,
-    MemoryDiagnostics,
-    MemoryJournal,
-    MemoryLedger,
-    ToolSet,
-    UserMessage,
-)
+from surefoot import Agent, MemoryJournal, MemoryLedger, ToolSet
+from surefoot.diagnostics import MemoryDiagnostics
+from surefoot.messages import UserMessage
 from surefoot.testing import ScriptedModel, call, turn
 
 
