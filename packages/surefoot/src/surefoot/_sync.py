@@ -45,15 +45,17 @@ class _Runner:
         self.loop = asyncio.new_event_loop()
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        task = self.loop.create_task(coroutine)
+        loop = self.loop
+        task = loop.create_task(_stopping(loop, coroutine))
         try:
-            return self.loop.run_until_complete(task)
+            loop.run_forever()  # until the task stops the loop as it ends
         except BaseException:
             if not task.done():  # interrupted between its steps: let it unwind first
                 task.cancel()
                 with contextlib.suppress(BaseException):
-                    self.loop.run_until_complete(task)
+                    loop.run_forever()
             raise
+        return task.result()
 
     def close(self) -> None:
         """What ``asyncio.run`` does at its end: cancel what is left, finish async
@@ -77,6 +79,15 @@ class _Runner:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # a thread's teardown must not raise
             self.close()
+
+
+async def _stopping(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:
+    """``coroutine``, then stop ``loop`` in the same step: a coroutine that never suspends
+    costs the loop one iteration (``run_until_complete`` takes a second one to stop)."""
+    try:
+        return await coroutine
+    finally:
+        loop.stop()
 
 
 class _ThreadRunners(threading.local):
@@ -104,11 +115,7 @@ def run_sync(coroutine: Coroutine[Any, Any, T], *, what: str = "run_sync") -> T:
     Raises ``ConfigurationError`` when called from inside a running event loop."""
     import asyncio
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
+    if asyncio._get_running_loop() is not None:  # the check without raising and catching
         coroutine.close()
         msg = (
             f"{what} cannot be called from inside a running event loop (it would block it); "
