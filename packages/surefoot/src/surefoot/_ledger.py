@@ -161,8 +161,10 @@ def supplied_key(*, user: str = DEFAULT_USER, conversation_id: str, supplied: st
     """The ledger key of a write whose caller supplied its own idempotency key (an MCP
     client's): the user, the conversation and that key, nothing else, so a retry with the same
     key finds the first attempt whatever else changed."""
+    from hashlib import sha256
+
     raw = f"{user}\x00{conversation_id}\x00supplied\x00{supplied}"
-    return "sfk_" + hashlib.sha256(raw.encode()).hexdigest()[:40]
+    return "sfk_" + sha256(raw.encode()).hexdigest()[:40]
 
 
 class MemoryLedger:
