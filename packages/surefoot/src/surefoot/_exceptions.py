@@ -8,15 +8,55 @@ What remains are problems for the program around the harness::
     ├── ProviderError           the model provider failed (auth, rate limit, bad request, ...)
     │   └── ProviderConnectionError   it could not be reached at all
     ├── ScriptError             a scripted test model met an unexpected or unconsumed step
-    ├── StoreError              the journal/ledger database is unusable
+    ├── StoreError              the journal/ledger database is unusable (``kind`` says why)
     ├── ConversationBusyError   another writer holds the conversation (its turn is running)
     └── TurnPendingError        the conversation's last turn is unfinished (a decision to make,
                                 or an interruption): resume it before starting another
 
-Provider errors are translated from each SDK's exceptions at exactly one place per adapter.
+Provider errors are translated from each SDK's exceptions at exactly one place per adapter;
+database driver errors (SQLite, PostgreSQL) at exactly one place in the SQL stores. Both carry
+a typed ``kind`` a program can branch on and a message that is safe to show: no driver or SDK
+text, no password, no key.
 """
 
 from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+ProviderErrorKind = Literal[
+    "auth", "rate_limit", "overloaded", "bad_request", "server", "bad_response", "connection"
+]
+"""Why a provider failed: rejected credentials (or billing), rate limited, overloaded, a
+request it refused, a server failure, an answer that could not be read, or not reached."""
+
+PROVIDER_ERROR_KINDS: Final[tuple[ProviderErrorKind, ...]] = get_args(ProviderErrorKind)
+
+StoreErrorKind = Literal[
+    "locked",
+    "unavailable",
+    "not_a_database",
+    "permission",
+    "disk_full",
+    "unsupported_url",
+    "not_found",
+    "misuse",
+]
+"""Why the database cannot be used:
+
+* ``locked`` — another connection holds it (or a lock) past the busy timeout; try again later
+* ``unavailable`` — it cannot be reached or the connection was lost (server down, wrong port,
+  connection killed, an I/O failure)
+* ``not_a_database`` — the file is not a database (another kind of file, a directory, or a
+  damaged database)
+* ``permission`` — no permission to read or write it (a read-only file, directory, file system
+  or database role)
+* ``disk_full`` — no space left for it to grow
+* ``unsupported_url`` — the URL's scheme is not SQLite or PostgreSQL
+* ``not_found`` — it does not exist (and was not to be created)
+* ``misuse`` — the program used the store wrongly (a bug, not a state of the database)
+"""
+
+STORE_ERROR_KINDS: Final[tuple[StoreErrorKind, ...]] = get_args(StoreErrorKind)
 
 
 class SurefootError(Exception):
@@ -32,7 +72,19 @@ class ScriptError(SurefootError):
 
 
 class StoreError(SurefootError):
-    """The journal or ledger database cannot be used."""
+    """The journal or ledger database cannot be used.
+
+    ``kind`` says why; ``url`` is the database's address with any password removed (None when
+    there is none to show). The message is safe to show; the driver's exception, if any, is
+    only the ``__cause__``.
+    """
+
+    def __init__(
+        self, message: str, *, kind: StoreErrorKind = "misuse", url: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind: StoreErrorKind = kind
+        self.url = url
 
 
 class ConversationBusyError(SurefootError):
@@ -67,13 +119,13 @@ class ProviderError(SurefootError):
         *,
         provider: str,
         status: int | None,
-        kind: str,
+        kind: ProviderErrorKind,
         safe_message: str,
     ) -> None:
         super().__init__(f"{provider}: {kind} (status {status}): {safe_message}")
         self.provider = provider
         self.status = status
-        self.kind = kind
+        self.kind: ProviderErrorKind = kind
         self.safe_message = safe_message
 
 

@@ -10,22 +10,31 @@ write and its ledger record commit in one transaction.
 
 SQL is written once with ``?`` placeholders and a few dialect tokens (``{serial}``,
 ``{real}``) that ``Database`` rewrites.
+
+Errors: every call into a driver (connect, migrate, begin, execute, commit, rollback, close)
+runs inside ``driver_errors``, the one place a driver's exception becomes ``StoreError`` with a
+typed ``kind`` (locked, unavailable, not_a_database, permission, disk_full, ...) and a message
+that is safe to show: the URL with its password removed (``safe_url``), never the driver's
+text, which stays reachable only as ``__cause__``.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ._diagnostics import Diagnostic
-from ._exceptions import ConversationBusyError, StoreError
+from ._exceptions import ConversationBusyError, StoreError, StoreErrorKind
 from ._journal import Approval, Lease, ModelRef
 from ._ledger import DEFAULT_USER, Claim, FencedError, LedgerEntry, LedgerState
 from ._messages import Message
@@ -44,6 +53,148 @@ _TOKENS = {
 }
 
 
+# -- errors: the one choke point ---------------------------------------------------------------
+
+_PASSWORD_PARAMS: Final = frozenset({"password", "passwd", "sslpassword"})
+
+
+def safe_url(url: str | os.PathLike[str]) -> str:
+    """``url`` fit to show: a password in the address (``user:secret@``) or in a parameter
+    (``?password=``) is removed; a plain path is returned as it is."""
+    text = os.fspath(url)
+    if "://" not in text:
+        return text
+    scheme = text.partition("://")[0]
+    try:
+        parts = urlsplit(text)
+        host = parts.hostname or ""
+        port = parts.port
+        user = parts.username
+        password = parts.password
+    except ValueError:  # an address that cannot be read: show only its scheme
+        return f"{scheme}://..."
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if password is None and not any(k.lower() in _PASSWORD_PARAMS for k, _ in query):
+        return text
+    netloc = host if ":" not in host else f"[{host}]"
+    if port is not None:
+        netloc += f":{port}"
+    if user:
+        netloc = f"{user}@{netloc}"
+    kept = urlencode([(k, v) for k, v in query if k.lower() not in _PASSWORD_PARAMS])
+    return f"{scheme}://{netloc}{parts.path}" + (f"?{kept}" if kept else "")
+
+
+_PHRASES: Final[dict[StoreErrorKind, str]] = {
+    "locked": "the database is locked by another connection",
+    "unavailable": "the database cannot be reached, or the connection to it was lost",
+    "not_a_database": "this is not a database (another kind of file, a directory, or damaged)",
+    "permission": "no permission to read or write the database",
+    "disk_full": "no space left for the database to grow",
+    "unsupported_url": "unsupported database URL; use a file path, sqlite:///..., "
+    "or postgresql://...",
+    "not_found": "the database does not exist",
+    "misuse": "the database was used in a way it does not allow",
+}
+
+# SQLite primary result codes (the low byte of an extended code)
+_SQLITE_KINDS: Final[dict[int, StoreErrorKind]] = {
+    3: "permission",  # SQLITE_PERM
+    5: "locked",  # SQLITE_BUSY
+    6: "locked",  # SQLITE_LOCKED
+    8: "permission",  # SQLITE_READONLY
+    10: "unavailable",  # SQLITE_IOERR
+    11: "not_a_database",  # SQLITE_CORRUPT
+    13: "disk_full",  # SQLITE_FULL
+    14: "permission",  # SQLITE_CANTOPEN: the file or its directory cannot be opened
+    15: "locked",  # SQLITE_PROTOCOL
+    23: "permission",  # SQLITE_AUTH
+    26: "not_a_database",  # SQLITE_NOTADB
+}
+
+# PostgreSQL SQLSTATEs, exact first, then by class (the first two characters)
+_PG_STATES: Final[dict[str, StoreErrorKind]] = {
+    "53100": "disk_full",
+    "40001": "locked",
+    "40P01": "locked",
+    "55P03": "locked",
+    "57014": "locked",  # canceled, as by lock_timeout or statement_timeout
+    "25006": "permission",
+    "42501": "permission",
+    "3D000": "not_found",
+    "XX001": "not_a_database",
+    "XX002": "not_a_database",
+}
+_PG_CLASSES: Final[dict[str, StoreErrorKind]] = {
+    "08": "unavailable",
+    "57": "unavailable",  # admin shutdown, crash shutdown, cannot connect now
+    "53": "unavailable",
+    "58": "unavailable",
+    "28": "permission",
+}
+
+
+def store_error(kind: StoreErrorKind, url: str | None) -> StoreError:
+    """A ``StoreError`` of ``kind`` about the database at ``url`` (shown without password)."""
+    shown = safe_url(url) if url is not None else None
+    message = _PHRASES[kind] if shown is None else f"{_PHRASES[kind]}: {shown}"
+    return StoreError(message, kind=kind, url=shown)
+
+
+def _sqlite_kind(exc: Exception) -> StoreErrorKind:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return _SQLITE_KINDS.get(code & 0xFF, "misuse")
+    return "misuse"
+
+
+def _psycopg_kind(exc: Exception) -> StoreErrorKind:
+    state = getattr(exc, "sqlstate", None)
+    if isinstance(state, str):
+        return _PG_STATES.get(state) or _PG_CLASSES.get(state[:2], "misuse")
+    psycopg = sys.modules["psycopg"]
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return "unavailable"  # no server answer at all: refused, unreachable, closed
+    return "misuse"
+
+
+def _os_kind(exc: OSError) -> StoreErrorKind:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "permission"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk_full"
+    if exc.errno in (errno.EISDIR, errno.ENOTDIR, errno.EEXIST):
+        return "not_a_database"
+    return "unavailable"
+
+
+def _is_psycopg_error(exc: BaseException) -> bool:
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(exc, psycopg.Error)
+
+
+@contextmanager
+def driver_errors(url: str | None, *, files: bool = False) -> Iterator[None]:
+    """Around a call into a database driver: its exceptions (SQLite's, psycopg's, and with
+    ``files`` the file system's) leave as ``StoreError``, the driver's as ``__cause__`` only.
+    Anything else (a ``StoreError``, the application's own exceptions) passes unchanged."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except OSError as exc:
+        if not files:
+            raise
+        raise store_error(_os_kind(exc), url) from exc
+    except Exception as exc:
+        sqlite3 = sys.modules.get("sqlite3")  # loaded only once a SQLite database is used
+        if sqlite3 is not None and isinstance(exc, sqlite3.Error):
+            raise store_error(_sqlite_kind(exc), url) from exc
+        if _is_psycopg_error(exc):
+            raise store_error(_psycopg_kind(exc), url) from exc
+        raise
+
+
 class Tx:
     """An open transaction: ``execute`` runs one statement and returns its rows."""
 
@@ -59,19 +210,33 @@ class Tx:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run ``sql`` (``?`` placeholders, ``{now}`` for the database clock)."""
-        self._cursor.execute(self._db.sql(sql), tuple(params))
-        self.rowcount = self._cursor.rowcount
-        if self._cursor.description is None:
-            return []
-        return [tuple(row) for row in self._cursor.fetchall()]
+        with driver_errors(self._db.url):
+            self._cursor.execute(self._db.sql(sql), tuple(params))
+            self.rowcount = self._cursor.rowcount
+            if self._cursor.description is None:
+                return []
+            return [tuple(row) for row in self._cursor.fetchall()]
 
 
 class Database:
-    """One database connection with transactions, for both dialects."""
+    """One database connection with transactions, for both dialects.
 
-    def __init__(self, dialect: Dialect, connection: Any, *, url: str) -> None:
+    ``url`` is the database's address without its password. A PostgreSQL connection the
+    server dropped (a restart, ``pg_terminate_backend``) fails the transaction it was in with
+    ``StoreError(kind="unavailable")``; the next transaction connects again (``reconnect``).
+    """
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        connection: Any,
+        *,
+        url: str,
+        reconnect: Callable[[], Any] | None = None,
+    ) -> None:
         self.dialect: Dialect = dialect
-        self.url = url
+        self.url = safe_url(url)
+        self._reconnect = reconnect
         self._conn = connection
         self._lock = threading.RLock()
         self._sql_cache: dict[str, str] = {}
@@ -93,19 +258,35 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
         """A write transaction (``BEGIN IMMEDIATE`` on SQLite); commits on success."""
-        with self._lock:
+        with self._lock, driver_errors(self.url):
             if self.dialect == "sqlite":
                 cursor = self._conn.cursor()
                 cursor.execute("BEGIN IMMEDIATE")
                 try:
                     yield Tx(self, cursor)
+                    cursor.execute("COMMIT")
                 except BaseException:
-                    cursor.execute("ROLLBACK")
+                    self._rollback(cursor)
                     raise
-                cursor.execute("COMMIT")
             else:
+                if self._reconnect is not None and self._conn.broken:
+                    self._conn = self._reconnect()
                 with self._conn.transaction(), self._conn.cursor() as cursor:
                     yield Tx(self, cursor)
+
+    def _rollback(self, cursor: Any) -> None:
+        """Roll back after a failure (in the body, or of ``COMMIT`` itself) unless SQLite
+        already did; the failure is what the caller sees, so a rollback that fails too does
+        not replace it, unless the transaction is still open."""
+        if not self._conn.in_transaction:
+            return
+        import sqlite3
+
+        try:
+            cursor.execute("ROLLBACK")
+        except sqlite3.Error:
+            if self._conn.in_transaction:
+                raise
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one statement in its own transaction and return its rows."""
@@ -114,20 +295,8 @@ class Database:
 
     def migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         """Apply ``migrations`` (each a ``;``-separated script) not yet applied, in order."""
-        try:
+        with driver_errors(self.url):
             self._migrate(namespace, migrations)
-        except self._driver_errors() as exc:
-            msg = f"could not migrate the database ({type(exc).__name__})"
-            raise StoreError(msg) from exc
-
-    def _driver_errors(self) -> tuple[type[Exception], ...]:
-        if self.dialect == "sqlite":
-            import sqlite3
-
-            return (sqlite3.Error,)
-        import psycopg
-
-        return (psycopg.Error,)
 
     def _migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         with self.transaction() as tx:
@@ -156,7 +325,7 @@ class Database:
 
     def close(self) -> None:
         """Close the connection."""
-        with self._lock:
+        with self._lock, driver_errors(self.url):
             self._conn.close()
 
 
@@ -168,37 +337,52 @@ def resolve_url(url: str | os.PathLike[str]) -> tuple[Dialect, str]:
     if text.startswith("sqlite:///"):
         return "sqlite", text.removeprefix("sqlite:///")
     if "://" in text:
-        msg = "unsupported database URL; use a file path, sqlite:///..., or postgresql://..."
-        raise StoreError(msg)
+        raise store_error("unsupported_url", text)
     return "sqlite", text
 
 
-def open_database(url: str | os.PathLike[str], *, create: bool = True) -> Database:
-    """Open (and migrate) the database at ``url``; see the module docstring for forms."""
+def open_database(
+    url: str | os.PathLike[str], *, create: bool = True, busy_timeout: float = 30.0
+) -> Database:
+    """Open (and migrate) the database at ``url``; see the module docstring for forms.
+
+    ``busy_timeout``: how long (seconds) a SQLite statement waits for another connection's
+    lock before failing with ``StoreError(kind="locked")``. Every failure is a ``StoreError``.
+    """
     dialect, target = resolve_url(url)
     if dialect == "postgresql":
         return _open_postgres(target)
     if target == ":memory:":
-        return _sqlite(":memory:", "sqlite:///:memory:")
+        return _sqlite(":memory:", "sqlite:///:memory:", busy_timeout)
     path = Path(target)
-    if not path.exists():
-        if not create:
-            msg = "the database file does not exist"
-            raise StoreError(msg)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-    return _sqlite(path, f"sqlite:///{path}")
+    shown = f"sqlite:///{path}"
+    with driver_errors(shown, files=True):
+        if path.is_dir():
+            raise store_error("not_a_database", shown)
+        if not path.exists():
+            if not create:
+                raise store_error("not_found", shown)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    return _sqlite(path, shown, busy_timeout)
 
 
-def _sqlite(path: str | Path, url: str) -> Database:
+def _sqlite(path: str | Path, url: str, busy_timeout: float) -> Database:
     import sqlite3  # only SQLite databases need it: `import surefoot` stays light
 
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA busy_timeout=30000")
-    conn.execute("PRAGMA foreign_keys=ON")
-    return Database("sqlite", conn, url=url)
+    with driver_errors(url):
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=busy_timeout
+        )
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(f"PRAGMA busy_timeout={max(0, round(busy_timeout * 1000))}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            return Database("sqlite", conn, url=url)
+        except BaseException:
+            conn.close()
+            raise
 
 
 def _open_postgres(url: str) -> Database:
@@ -206,13 +390,18 @@ def _open_postgres(url: str) -> Database:
         import psycopg
     except ImportError as exc:  # pragma: no cover - depends on the install
         msg = "PostgreSQL needs the 'postgres' extra (psycopg)"
-        raise StoreError(msg) from exc
+        raise StoreError(msg, kind="unavailable", url=safe_url(url)) from exc
+
+    def connect() -> Any:
+        with driver_errors(url):
+            return psycopg.connect(url, autocommit=True, connect_timeout=10)
+
+    conn = connect()
     try:
-        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
-        msg = "could not connect to the PostgreSQL database"
-        raise StoreError(msg) from exc
-    return Database("postgresql", conn, url=url)
+        return Database("postgresql", conn, url=url, reconnect=connect)
+    except BaseException:
+        conn.close()
+        raise
 
 
 _SUREFOOT_MIGRATIONS = [
@@ -396,13 +585,13 @@ class SqlLedger:
             )
         if not rows:  # a key is a hash over the user too: another user's key cannot match
             msg = "the write's key belongs to another user"
-            raise StoreError(msg)
+            raise StoreError(msg, kind="misuse", url=self.db.url)
         return Claim(_entry(rows[0]), owned=owned)
 
     def commit_in(self, connection: Any, key: str, attempt: int, result: dict[str, Any]) -> None:
         if not isinstance(connection, Tx):
             msg = "commit_in needs the Tx of a transaction on the ledger's database"
-            raise StoreError(msg)
+            raise StoreError(msg, kind="misuse", url=self.db.url)
         connection.execute(
             "UPDATE sf_ledger SET state = 'committed', result = ?, updated_at = {now} "
             "WHERE key = ? AND user_id = ? AND attempt = ? AND state = 'pending'",

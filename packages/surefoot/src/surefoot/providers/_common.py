@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from types import ModuleType
 from typing import Any, ClassVar, Final, TypeVar
 
-from .._exceptions import ProviderConnectionError, ProviderError
+from .._exceptions import ProviderConnectionError, ProviderError, ProviderErrorKind
 from .._messages import AssistantMessage
 from .._outcome import dumps
 from ._ids import generated_id
@@ -144,7 +144,7 @@ def tls_context() -> ssl.SSLContext:
 
 # -- errors: pieces for each adapter's ``_translate`` --------------------------------------
 
-API_MESSAGES: Final[Mapping[str, str]] = {
+API_MESSAGES: Final[Mapping[ProviderErrorKind, str]] = {
     "auth": "the API key was rejected or lacks permission",
     "rate_limit": "requests are being rate-limited",
     "overloaded": "the API is overloaded",
@@ -154,7 +154,7 @@ API_MESSAGES: Final[Mapping[str, str]] = {
 }
 """Safe messages by kind for a vendor's own API (Anthropic, OpenAI Responses)."""
 
-PROVIDER_MESSAGES: Final[Mapping[str, str]] = {
+PROVIDER_MESSAGES: Final[Mapping[ProviderErrorKind, str]] = {
     "auth": "the provider refused the credentials",
     "rate_limit": "the provider's rate limit was reached",
     "overloaded": "the provider is overloaded",
@@ -168,7 +168,7 @@ BILLING_IS_AUTH: Final = (401, 402, 403)
 """Statuses that are ``auth`` where 402 means billing, which only the key's owner can fix."""
 
 
-def kind_for_status(status: int | None, *, auth: Collection[int] = (401, 403)) -> str:
+def kind_for_status(status: int | None, *, auth: Collection[int] = (401, 403)) -> ProviderErrorKind:
     """The ``ProviderError.kind`` for an HTTP error status (None: no status to go by)."""
     if status is None:
         return "bad_response"

@@ -26,7 +26,7 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, assert_never
 
-from .._exceptions import ProviderError
+from .._exceptions import ProviderError, ProviderErrorKind
 from .._messages import (
     AssistantMessage,
     AssistantPart,
@@ -426,7 +426,7 @@ def _response(data: object, model: str) -> ModelResponse:
 
 # -- errors --------------------------------------------------------------------------------
 
-_KIND_BY_ERROR_TYPE: Final = {
+_KIND_BY_ERROR_TYPE: Final[dict[str, ProviderErrorKind]] = {
     "authentication_error": "auth",
     "permission_error": "auth",
     "billing_error": "auth",

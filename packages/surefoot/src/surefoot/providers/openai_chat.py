@@ -41,7 +41,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Final, Literal, assert_never
 from urllib.parse import urlsplit
 
-from .._exceptions import ProviderError
+from .._exceptions import ProviderError, ProviderErrorKind
 from .._messages import (
     AssistantMessage,
     AssistantPart,
@@ -551,6 +551,7 @@ def _translate(exc: BaseException) -> ProviderError:
         text = "the request to the provider timed out" if timeout else "the provider is unreachable"
         return connection_error(PROVIDER, text)
     status: int | None = None
+    kind: ProviderErrorKind
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         kind = kind_for_status(status)

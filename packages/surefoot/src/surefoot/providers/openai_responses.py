@@ -44,7 +44,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, assert_never
 
-from .._exceptions import ProviderError
+from .._exceptions import ProviderError, ProviderErrorKind
 from .._messages import (
     AssistantMessage,
     AssistantPart,
@@ -89,7 +89,7 @@ PROVIDER: Final = "openai"
 _CALL_ID: Final = re.compile(r"[\x20-\x7e]{1,64}")
 """What a ``call_id`` may be on the wire here: printable, at most 64 characters."""
 
-_FAILED_KINDS: Final = {
+_FAILED_KINDS: Final[dict[str, ProviderErrorKind]] = {
     "rate_limit_exceeded": "rate_limit",
     # Served as HTTP 429 when it comes before the stream; the same kind when it comes inside.
     "insufficient_quota": "rate_limit",
@@ -427,7 +427,9 @@ def _failure(code: object) -> ProviderError:
     of the kind the same condition has as an HTTP error (``insufficient_quota`` is a 429)."""
     safe = isinstance(code, str) and _SAFE_CODE.fullmatch(code) is not None
     # Without a code the failure is the server's; other codes describe the request.
-    kind = _FAILED_KINDS.get(code, "bad_request") if isinstance(code, str) else "server"
+    kind: ProviderErrorKind = (
+        _FAILED_KINDS.get(code, "bad_request") if isinstance(code, str) else "server"
+    )
     message = f"{_SAFE_MESSAGES[kind]} ({code})" if safe else _SAFE_MESSAGES[kind]
     return ProviderError(provider=PROVIDER, status=None, kind=kind, safe_message=message)
 
