@@ -26,8 +26,8 @@ from surefoot import (
     UserMessage,
     open_database,
 )
-from surefoot._sql import safe_url
 from surefoot.exceptions import STORE_ERROR_KINDS
+from surefoot.sql import safe_url
 
 SECRET = "s3cr3t-pw"
 

@@ -50,6 +50,19 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("gymnasia", appauthor=False)) / "gymnasia.db"
 
 
+def open_db(target: str, *, create: bool = True) -> Database:
+    """The database at ``target``; a SQLite lock held by another process is waited for
+    ``GYMNASIA_DB_TIMEOUT`` seconds (default 30) before it fails as ``locked``."""
+    raw = os.environ.get("GYMNASIA_DB_TIMEOUT", "")
+    try:
+        timeout = float(raw) if raw else 30.0
+    except ValueError:
+        timeout = 30.0
+    if not 0 <= timeout <= 3600:  # also refuses nan
+        timeout = 30.0
+    return open_database(target, create=create, busy_timeout=timeout)
+
+
 def configured_secrets() -> list[str]:
     """Every key the environment configures, for redaction."""
     names = {n for group in KEY_VARIABLES.values() for n in group} | {"GITHUB_TOKEN"}
@@ -115,11 +128,15 @@ def open_coach(
     Feature requests go to GitHub as configured by the environment (``feedback.py``), at
     ``github_api_url`` if given (a local fake in tests). ``tracer`` observes turns, model
     requests and tool calls (``surefoot.otel.OtelTracer`` records them as spans)."""
-    database = open_database(db)
+    database = open_db(db)
     store = GymStore(database, user=user)
     feedback = FeedbackSettings.from_env(api_url=github_api_url)
     probe = build_tools(store, feedback=feedback)
-    fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in probe})
+    try:
+        fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in probe})
+    except BaseException:
+        database.close()
+        raise
     tools = build_tools(store, fault_plan, feedback)
     chosen = model if model is not None else OfflineModel(lang=lang, today=today)
     secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]

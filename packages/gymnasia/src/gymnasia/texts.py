@@ -1080,6 +1080,85 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "a base de dados {path} não existe",
         "en": "the database {path} does not exist",
     },
+    # -- the database and the configuration, when they cannot be used -------------------
+    "store_locked": {
+        "es": "la base de datos {url} está bloqueada por otro proceso desde hace demasiado; "
+        "no se ha hecho nada: vuelve a intentarlo en un momento",
+        "pt": "a base de dados {url} está bloqueada por outro processo há demasiado tempo; "
+        "nada foi feito: tente de novo daqui a pouco",
+        "en": "the database {url} has been locked by another process for too long; nothing "
+        "was done: try again in a moment",
+    },
+    "store_unavailable": {
+        "es": "no se puede conectar con la base de datos {url} (o se perdió la conexión); "
+        "comprueba que está en marcha y que la dirección y el puerto son correctos",
+        "pt": "não é possível ligar à base de dados {url} (ou a ligação perdeu-se); verifique "
+        "se está em funcionamento e se o endereço e a porta estão corretos",
+        "en": "cannot reach the database {url} (or the connection to it was lost); check that "
+        "it is running and that the address and port are right",
+    },
+    "store_not_a_database": {
+        "es": "{url} no es una base de datos de Gymnasia: es otro tipo de archivo, una carpeta "
+        "o una base de datos dañada",
+        "pt": "{url} não é uma base de dados do Gymnasia: é outro tipo de ficheiro, uma pasta "
+        "ou uma base de dados danificada",
+        "en": "{url} is not a Gymnasia database: it is another kind of file, a directory or a "
+        "damaged database",
+    },
+    "store_permission": {
+        "es": "no hay permiso para leer o escribir la base de datos {url} (o su carpeta)",
+        "pt": "não há permissão para ler ou escrever a base de dados {url} (ou a sua pasta)",
+        "en": "no permission to read or write the database {url} (or its directory)",
+    },
+    "store_disk_full": {
+        "es": "no queda espacio para la base de datos {url}; lo que fallaba no se ha guardado: "
+        "libera espacio y vuelve a intentarlo",
+        "pt": "não há espaço para a base de dados {url}; o que falhou não foi guardado: "
+        "liberte espaço e tente de novo",
+        "en": "there is no space left for the database {url}; what failed was not saved: free "
+        "some space and try again",
+    },
+    "store_unsupported_url": {
+        "es": "dirección de base de datos no admitida {url}: usa una ruta de archivo, "
+        "sqlite:///... o postgresql://...",
+        "pt": "endereço de base de dados não suportado {url}: use um caminho de ficheiro, "
+        "sqlite:///... ou postgresql://...",
+        "en": "unsupported database address {url}: use a file path, sqlite:///... or "
+        "postgresql://...",
+    },
+    "store_misuse": {
+        "es": "la base de datos {url} no se pudo usar por un fallo interno de Gymnasia",
+        "pt": "a base de dados {url} não pôde ser usada devido a uma falha interna do Gymnasia",
+        "en": "the database {url} could not be used because of an internal Gymnasia failure",
+    },
+    "unknown_provider": {
+        "es": "proveedor desconocido «{value}»: usa {choices}",
+        "pt": "fornecedor desconhecido «{value}»: use {choices}",
+        "en": "unknown provider '{value}': use {choices}",
+    },
+    "no_api_key": {
+        "es": "falta la clave de {provider}: define {names} o pasa --api-key",
+        "pt": "falta a chave de {provider}: defina {names} ou passe --api-key",
+        "en": "no API key for {provider}: set {names} or pass --api-key",
+    },
+    "bad_base_url": {
+        "es": "--base-url «{value}» no es una dirección http:// o https:// con servidor",
+        "pt": "--base-url «{value}» não é um endereço http:// ou https:// com servidor",
+        "en": "--base-url '{value}' is not an http:// or https:// address with a host",
+    },
+    "bad_model_config": {
+        "es": "la configuración del modelo de {provider} no es válida; revisa --model, "
+        "--base-url y la clave",
+        "pt": "a configuração do modelo de {provider} não é válida; verifique --model, "
+        "--base-url e a chave",
+        "en": "the {provider} model configuration is not valid; check --model, --base-url "
+        "and the key",
+    },
+    "bad_lang": {
+        "es": "--lang debe ser uno de {choices}",
+        "pt": "--lang deve ser um de {choices}",
+        "en": "--lang must be one of {choices}",
+    },
     "bad_date": {
         "es": "fecha no válida «{value}»: usa AAAA-MM-DD",
         "pt": "data inválida «{value}»: use AAAA-MM-DD",

@@ -64,7 +64,15 @@ class SurefootError(Exception):
 
 
 class ConfigurationError(SurefootError):
-    """Something was declared wrongly (a tool, a registry, an agent option)."""
+    """Something was declared wrongly (a tool, a registry, an agent option, a provider).
+
+    ``setting`` names the option at fault when one does (``provider``, ``api_key``,
+    ``model``, ``base_url``), for a program to point at it in its own words.
+    """
+
+    def __init__(self, message: str, *, setting: str | None = None) -> None:
+        super().__init__(message)
+        self.setting = setting
 
 
 class ScriptError(SurefootError):

@@ -1,7 +1,31 @@
 """Durable stores on SQLite (the embedded default) or PostgreSQL: one ``Database`` per URL or
 path, and the journal, ledger and diagnostics that live in it. A tool that writes to the same
-database can land its effect and the ledger's ``committed`` in one transaction (``Tx``)."""
+database can land its effect and the ledger's ``committed`` in one transaction (``Tx``).
 
-from ._sql import Database, SqlDiagnostics, SqlJournal, SqlLedger, Tx, open_database
+Every driver error (connect, migrate, begin, execute, commit, rollback) leaves as
+``StoreError`` with a typed ``kind`` from one place (``driver_errors``); ``safe_url`` is an
+address fit to show, without its password."""
 
-__all__ = ["Database", "SqlDiagnostics", "SqlJournal", "SqlLedger", "Tx", "open_database"]
+from ._sql import (
+    Database,
+    SqlDiagnostics,
+    SqlJournal,
+    SqlLedger,
+    Tx,
+    driver_errors,
+    open_database,
+    safe_url,
+    store_error,
+)
+
+__all__ = [
+    "Database",
+    "SqlDiagnostics",
+    "SqlJournal",
+    "SqlLedger",
+    "Tx",
+    "driver_errors",
+    "open_database",
+    "safe_url",
+    "store_error",
+]

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from surefoot import (
+    ConfigurationError,
     ConversationBusyError,
     Lang,
     Model,
@@ -17,6 +18,7 @@ from surefoot import (
     TurnPendingError,
     TurnResult,
 )
+from surefoot.sql import safe_url
 
 from .. import render
 from ..app import (
@@ -50,6 +52,7 @@ from ._base import (
     out,
     parse_lang,
     parse_today,
+    store_problem,
 )
 from ._output import live_printer, report
 
@@ -57,27 +60,39 @@ from ._output import live_printer, report
 
 
 def chat_model(
-    provider: str, model: str | None, base_url: str | None, api_key: str | None, timeout: float
+    provider: str,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float,
+    lang: Lang = "es",
 ) -> Model | None:
+    """The model ``--provider`` names (None: offline); a bad setting is one line in ``lang``."""
     if provider == "offline":
         return None
     if provider not in PROVIDER_CHOICES:
-        msg = f"unknown provider {provider!r}; use one of {', '.join(PROVIDER_CHOICES)}"
-        raise UsageProblem(msg)
+        choices = ", ".join(PROVIDER_CHOICES)
+        raise UsageProblem(t(lang, "unknown_provider", value=provider, choices=choices))
     key = api_key_for(provider, api_key)
     if key is None and provider != "openai-chat":
         names = " / ".join(KEY_VARIABLES[provider])
-        msg = f"no API key for {provider}: set {names} or pass --api-key"
-        raise UsageProblem(msg)
+        raise UsageProblem(t(lang, "no_api_key", provider=provider, names=names))
     from surefoot.providers import make_model
 
-    return make_model(
-        provider,  # type: ignore[arg-type]
-        model or DEFAULT_MODELS[provider],
-        api_key=key or "not-needed",
-        base_url=base_url,
-        timeout=timeout,
-    )
+    try:
+        return make_model(
+            provider,  # type: ignore[arg-type]
+            model or DEFAULT_MODELS[provider],
+            api_key=key or "not-needed",
+            base_url=base_url,
+            timeout=timeout,
+        )
+    except ConfigurationError as exc:
+        if exc.setting == "base_url" and base_url is not None:
+            problem = t(lang, "bad_base_url", value=safe_url(base_url))
+        else:
+            problem = t(lang, "bad_model_config", provider=provider)
+        raise UsageProblem(problem, code="configuration") from None
 
 
 def cli_coach(
@@ -95,7 +110,7 @@ def cli_coach(
     stream: bool,
     github_api_url: str | None = None,
 ) -> Coach:
-    chosen = chat_model(provider, model, base_url, api_key, timeout)
+    chosen = chat_model(provider, model, base_url, api_key, timeout, lang)
     try:
         coach = open_coach(
             db=db_target(db),
@@ -111,7 +126,7 @@ def cli_coach(
     except FaultSpecError as exc:
         raise UsageProblem(t(lang, "bad_fault", value=" ".join(faults or ()), reason=exc)) from None
     except StoreError as exc:
-        raise UsageProblem(str(exc)) from None
+        raise store_problem(exc, lang, db_target(db)) from None
     if provider == "offline":
         err.print(f"[dim]{t(lang, 'offline_banner')}[/dim]")
     if coach.faults:

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Final
 
 import typer
 from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
-from surefoot import CalendarDate, Lang, StoreError, open_database
+from surefoot import CalendarDate, Lang, StoreError
+from surefoot.exceptions import StoreErrorKind
 from surefoot.outcome import LANGS
+from surefoot.sql import safe_url
 
 from .. import meals
-from ..app import default_db_path
+from ..app import default_db_path, open_db
 from ..store import GymStore
 from ..texts import number, t
 
@@ -27,6 +30,32 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+def _print_version(value: bool) -> None:
+    if not value:
+        return
+    from importlib.metadata import version
+
+    out.print(f"gymnasia {version('gymnasia')} (surefoot {version('surefoot')})", markup=False)
+    raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the versions of gymnasia and surefoot, then exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Gymnasia Coach: a fitness coach over your own data, built on the surefoot harness."""
+
+
 measurements_app = typer.Typer(help="Read and seed body measurements without the agent.")
 approvals_app = typer.Typer(help="Confirm or refuse actions waiting for a person.")
 app.add_typer(measurements_app, name="measurements")
@@ -46,31 +75,97 @@ out = Console(highlight=False)
 
 
 class UsageProblem(Exception):  # noqa: N818 - a user mistake, reported as one line
-    """A user mistake (or a state that stops the command): one line on stderr, exit 2 unless
-    ``exit_code`` says otherwise (4: busy, try again later)."""
+    """A user mistake (or a state that stops the command): one line on stderr (a JSON object
+    on stdout under ``--json``), exit 2 unless ``exit_code`` says otherwise (see ``cli``).
+    ``code`` names the problem for programs."""
 
-    def __init__(self, message: str, *, exit_code: int = 2) -> None:
+    def __init__(self, message: str, *, exit_code: int = 2, code: str = "usage") -> None:
         super().__init__(message)
         self.exit_code = exit_code
+        self.code = code
+
+
+@dataclass
+class Session:
+    """What the command line asked for, as far as it was read: the language and ``--json``,
+    so that a failure anywhere is reported in that language and form."""
+
+    lang: Lang = "es"
+    json: bool = False
+    db: str | None = None
+
+
+SESSION: Final = Session()
+
+
+def _remember_lang(value: str | None) -> str | None:
+    for lang in LANGS:
+        if value == lang:
+            SESSION.lang = lang
+    return value
+
+
+def _remember_db(value: str | None) -> str | None:
+    SESSION.db = value
+    return value
+
+
+def _remember_json(value: bool) -> bool:
+    SESSION.json = SESSION.json or value
+    return value
 
 
 DbOpt = Annotated[
     str | None,
-    typer.Option("--db", help="SQLite file, sqlite:///path, or postgresql://... URL."),
+    typer.Option(
+        "--db",
+        help="SQLite file, sqlite:///path, or postgresql://... URL (GYMNASIA_DB). A SQLite "
+        "database locked by another process is waited for GYMNASIA_DB_TIMEOUT seconds (30).",
+        callback=_remember_db,
+    ),
 ]
 LangOpt = Annotated[
-    str, typer.Option("--lang", envvar="GYMNASIA_LANG", help="Language: es, pt or en.")
+    str,
+    typer.Option(
+        "--lang", envvar="GYMNASIA_LANG", help="Language: es, pt or en.", callback=_remember_lang
+    ),
 ]
 UserOpt = Annotated[str, typer.Option("--user", help="Whose data (one database, many users).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Machine-readable output.", callback=_remember_json)
+]
 
 
 def parse_lang(value: str) -> Lang:
     for lang in LANGS:
         if value == lang:
+            SESSION.lang = lang
             return lang
-    msg = f"--lang must be one of {', '.join(LANGS)}"
-    raise UsageProblem(msg)
+    raise UsageProblem(t(SESSION.lang, "bad_lang", choices=", ".join(LANGS)))
+
+
+_STORE_EXITS: Final[dict[StoreErrorKind, int]] = {
+    "locked": 4,
+    "unavailable": 5,
+    "disk_full": 5,
+    "misuse": 5,
+    "not_found": 2,
+    "not_a_database": 2,
+    "permission": 2,
+    "unsupported_url": 2,
+}
+
+
+def store_problem(exc: StoreError, lang: Lang, target: str | None = None) -> UsageProblem:
+    """A database that cannot be used, as one line in ``lang``: the address without its
+    password, the exit code by kind (2: fix the address or the file; 4: locked, try again
+    later; 5: it cannot be used right now)."""
+    url = safe_url(target or db_target(SESSION.db))
+    if exc.kind == "not_found":
+        message = t(lang, "no_database", path=url)
+    else:
+        message = t(lang, f"store_{exc.kind}", url=url)
+    return UsageProblem(message, exit_code=_STORE_EXITS[exc.kind], code=f"store_{exc.kind}")
 
 
 def db_target(db: str | None) -> str:
@@ -80,9 +175,9 @@ def db_target(db: str | None) -> str:
 def existing_store(db: str | None, lang: Lang, user: str) -> GymStore:
     target = db_target(db)
     try:
-        return GymStore(open_database(target, create=False), user=user)
-    except StoreError:
-        raise UsageProblem(t(lang, "no_database", path=target)) from None
+        return GymStore(open_db(target, create=False), user=user)
+    except StoreError as exc:
+        raise store_problem(exc, lang, target) from None
 
 
 _CALENDAR_DATE: TypeAdapter[dt.date] = TypeAdapter(CalendarDate)

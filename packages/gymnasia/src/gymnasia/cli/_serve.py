@@ -29,6 +29,7 @@ from ._base import (
     err,
     parse_lang,
     parse_today,
+    store_problem,
 )
 
 # -- the web app -------------------------------------------------------------------------------
@@ -76,7 +77,7 @@ def serve(
     language = parse_lang(lang)
     if not _is_loopback(host) and not (allow_remote and access_token):
         raise UsageProblem(t(language, "serve_remote_refused", host=host))
-    chosen = chat_model(provider, model, base_url, api_key, timeout)
+    chosen = chat_model(provider, model, base_url, api_key, timeout, language)
     import uvicorn
 
     from ..web import create_app
@@ -97,7 +98,7 @@ def serve(
             t(language, "bad_fault", value=" ".join(fault or ()), reason=exc)
         ) from None
     except StoreError as exc:
-        raise UsageProblem(str(exc)) from None
+        raise store_problem(exc, language, db_target(db)) from None
     coach = web_app.state.coach
     if provider == "offline":
         err.print(f"[dim]{t(language, 'offline_banner')}[/dim]")

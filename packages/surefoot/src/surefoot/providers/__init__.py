@@ -58,17 +58,17 @@ def make_model(
     """
     if provider not in _ADAPTERS:
         msg = f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}"
-        raise ConfigurationError(msg)
+        raise ConfigurationError(msg, setting="provider")
     if not model.strip():
         msg = f"{provider}: the model name is empty"
-        raise ConfigurationError(msg)
+        raise ConfigurationError(msg, setting="model")
     names = KEY_VARIABLES[provider]
     if not api_key and names and not any(os.environ.get(name) for name in names):
         msg = f"{provider}: no API key; pass api_key or set {' or '.join(names)}"
-        raise ConfigurationError(msg)
+        raise ConfigurationError(msg, setting="api_key")
     if base_url is not None and not _is_http_url(base_url):
         msg = f"{provider}: the base URL must be an http:// or https:// address with a host"
-        raise ConfigurationError(msg)
+        raise ConfigurationError(msg, setting="base_url")
     module_name, class_name = _ADAPTERS[provider]
     module = importlib.import_module(f"{__name__}.{module_name}")
     adapter: Model = getattr(module, class_name)(
