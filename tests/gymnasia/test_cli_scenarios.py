@@ -352,11 +352,17 @@ def test_scenario_5_a_note_reading_like_an_error_stays_a_success(new_gym: GymFac
 
 
 def _assert_usage_error(proc: subprocess.CompletedProcess[str]) -> None:
+    """Exit 2 and one line on stderr; under ``--json`` one ``{"error", "message"}`` object on
+    stdout instead."""
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    if "--json" in proc.args:
+        assert set(one_json(proc)) == {"error", "message"}
+        assert proc.stderr == ""
+        return
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
 
 
 @pytest.fixture(scope="module")

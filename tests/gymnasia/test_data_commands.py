@@ -78,8 +78,16 @@ def _items(url: str) -> int:
 
 
 def _one_line_error(run: Run) -> str:
+    """The failure's line: on stderr, or under ``--json`` the message of the one JSON object
+    ``{"error", "message"}`` on stdout (then stderr is empty)."""
     assert run.code == 2, run
-    assert run.out == ""
+    assert "Traceback" not in run.err + run.out
+    if run.out:
+        assert run.err == ""
+        assert run.out.count("\n") == 1
+        value = json.loads(run.out)
+        assert set(value) == {"error", "message"}
+        return f"gymnasia: {value['message']}"
     lines = run.err.splitlines()
     assert len(lines) == 1, run.err
     assert lines[0].startswith("gymnasia: ")

@@ -72,14 +72,18 @@ def print_call(console: Console, record: CallRecord) -> None:
     console.print(f"    [{style}]{escape(outcome_label(record))}[/{style}] {escape(data)}")
 
 
-def print_turn(console: Console, result: TurnResult, *, calls: bool = True) -> None:
-    """The trace of a finished turn: calls, reply, stop reason, model requests."""
+def print_turn(
+    console: Console, result: TurnResult, *, calls: bool = True, reply: bool = True
+) -> None:
+    """The trace of a finished turn: calls, reply (unless it was already shown as it
+    streamed), stop reason, model requests."""
     if calls:
         for record in result.calls:
             print_call(console, record)
-    author = "Coach" if result.reply_author == "model" else "Gymnasia"
-    style = "cyan" if result.reply_author == "model" else "yellow"
-    console.print(f"  [{style}]{author}:[/{style}] {escape(result.reply)}")
+    if reply:
+        author = "Coach" if result.reply_author == "model" else "Gymnasia"
+        style = "cyan" if result.reply_author == "model" else "yellow"
+        console.print(f"  [{style}]{author}:[/{style}] {escape(result.reply)}")
     console.print(
         f"  [dim]stop_reason={result.stop_reason} model_requests={result.model_requests}[/dim]"
     )

@@ -39,6 +39,7 @@ _CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
 def main() -> NoReturn:
     """Entry point: run the app, turning every failure into one line and its exit code."""
     command = typer.main.get_command(app)
+    SESSION.reset()
     try:
         code = command.main(prog_name="gymnasia", standalone_mode=False)
     except UsageProblem as exc:

@@ -20,7 +20,6 @@ from surefoot import (
 )
 from surefoot.sql import safe_url
 
-from .. import render
 from ..app import (
     DEFAULT_MODELS,
     KEY_VARIABLES,
@@ -54,7 +53,7 @@ from ._base import (
     parse_today,
     store_problem,
 )
-from ._output import live_printer, report
+from ._output import LivePrinter, live_printer, print_result, report
 
 # -- the agent ---------------------------------------------------------------------------------
 
@@ -171,19 +170,16 @@ def ask(
         stream=streaming and not json_output,
         github_api_url=github_api_url,
     )
+    printer = None if json_output else live_printer()
     try:
         result = run_turn(
             coach,
             language,
-            coach.agent.run_turn(
-                message,
-                conversation_id=conversation,
-                on_event=None if json_output else live_printer(),
-            ),
+            coach.agent.run_turn(message, conversation_id=conversation, on_event=printer),
         )
     finally:
         coach.close()
-    report(result, coach, json_output=json_output)
+    report(result, coach, json_output=json_output, printer=printer)
 
 
 def run_turn(coach: Coach, lang: Lang, turn: Coroutine[Any, Any, TurnResult]) -> TurnResult:
@@ -239,28 +235,34 @@ def chat(
                 break
             if not line:
                 continue
+            printer = live_printer()
             result = run_turn(
                 coach,
                 language,
-                coach.agent.run_turn(line, conversation_id=conversation, on_event=live_printer()),
+                coach.agent.run_turn(line, conversation_id=conversation, on_event=printer),
             )
             conversation = result.conversation_id
-            result = _confirm_loop(coach, language, result)
-            out.print()
-            render.print_turn(out, result, calls=False)
+            result, printer = _confirm_loop(coach, language, result, printer)
+            print_result(result, printer)
     finally:
         coach.close()
 
 
-def _confirm_loop(coach: Coach, lang: Lang, result: TurnResult) -> TurnResult:
+def _confirm_loop(
+    coach: Coach, lang: Lang, result: TurnResult, printer: LivePrinter
+) -> tuple[TurnResult, LivePrinter]:
+    """Ask about each action waiting for a decision and resume; the last turn and the
+    printer that showed it."""
     while result.pending_confirmation is not None:
+        printer.end_line()
         pending = result.pending_confirmation
         args = json.dumps(pending.arguments, ensure_ascii=False)
         answer = typer.confirm(f"\n  ¿{pending.tool}({args})? / approve?", default=False)
         coach.agent.decide(pending.conversation_id, pending.id, approved=answer)
-        resumed = coach.agent.resume(pending.conversation_id, on_event=live_printer())
+        printer = live_printer()
+        resumed = coach.agent.resume(pending.conversation_id, on_event=printer)
         result = run_turn(coach, lang, resumed)
-    return result
+    return result, printer
 
 
 # -- demo --------------------------------------------------------------------------------------

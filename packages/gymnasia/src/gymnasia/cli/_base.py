@@ -94,6 +94,10 @@ class Session:
     json: bool = False
     db: str | None = None
 
+    def reset(self) -> None:
+        """Forget the last command line (``main`` may run several in one process)."""
+        self.lang, self.json, self.db = "es", False, None
+
 
 SESSION: Final = Session()
 

@@ -19,30 +19,56 @@ from ..texts import number, t
 from ._base import out
 
 
-def live_printer() -> Any:
-    streamed: list[str] = []
+class LivePrinter:
+    """Prints a turn as it runs: the model's text as it streams (after ``Coach:``) and each
+    call's trace line. It remembers whether the reply was shown, so it is printed once."""
 
-    def on_event(event: TurnEvent) -> None:
+    def __init__(self) -> None:
+        self.streamed: list[str] = []
+        self._line_open = False
+
+    def __call__(self, event: TurnEvent) -> None:
         if isinstance(event, TextDelta):
-            if not streamed:
+            if not self._line_open:
                 out.print("  [cyan]Coach:[/cyan] ", end="")
-            streamed.append(event.text)
+                self._line_open = True
+            self.streamed.append(event.text)
             out.print(event.text, end="", markup=False)
         elif isinstance(event, CallRecord):
+            self.end_line()
             render.print_call(out, event)
 
-    on_event.streamed = streamed  # type: ignore[attr-defined]
-    return on_event
+    def end_line(self) -> None:
+        """End the streamed line, if one is open."""
+        if self._line_open:
+            out.print()
+            self._line_open = False
+
+    def showed_reply(self, result: TurnResult) -> bool:
+        """Whether ``result``'s reply is what was streamed (then it is not printed again)."""
+        return result.reply_author == "model" and "".join(self.streamed).endswith(result.reply)
 
 
-def report(result: TurnResult, coach: Coach, *, json_output: bool) -> None:
+def live_printer() -> LivePrinter:
+    return LivePrinter()
+
+
+def print_result(result: TurnResult, printer: LivePrinter | None) -> None:
+    """The end of a turn on the terminal: the reply unless it was streamed, the stop line."""
+    shown = printer is not None and printer.showed_reply(result)
+    if printer is not None:
+        printer.end_line()
+    render.print_turn(out, result, calls=False, reply=not shown)
+
+
+def report(
+    result: TurnResult, coach: Coach, *, json_output: bool, printer: LivePrinter | None = None
+) -> None:
     if json_output:
         payload = render.turn_json(result, provider=coach.provider, model=coach.model_name)
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     else:
-        if result.reply_author == "harness" or result.stop_reason != "completed":
-            out.print()
-        render.print_turn(out, result, calls=False)
+        print_result(result, printer)
     if result.stop_reason == "provider_error":
         raise typer.Exit(3)
 

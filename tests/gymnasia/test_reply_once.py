@@ -1,0 +1,62 @@
+"""Each reply is printed once by ``ask`` and ``chat``, with streaming on and off (it used to
+be streamed and then printed again on the same line)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TODAY = "2020-01-05"
+SAVE = "Guarda mi peso: 77,0 kg el 2020-01-03."
+SAVED = "Guardado: 77 kg el 2020-01-03."
+READ = "¿Cuánto pesaba el 2020-01-03?"
+READ_BACK = "El 2020-01-03 hay 77 kg."
+
+
+def gym(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
+    env["COLUMNS"] = "200"
+    return subprocess.run(
+        [sys.executable, "-m", "gymnasia", *args, "--db", str(cwd / "gym.db"), "--today", TODAY],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
+def test_ask_prints_each_reply_once(tmp_path: Path, stream: str) -> None:
+    saved = gym("ask", SAVE, stream, cwd=tmp_path)
+    assert saved.returncode == 0, saved.stderr
+    assert saved.stdout.count(SAVED) == 1, saved.stdout
+    assert saved.stdout.count("Coach:") == 1
+    read = gym("ask", READ, stream, cwd=tmp_path)
+    assert read.stdout.count(READ_BACK) == 1, read.stdout
+    assert read.stdout.count("stop_reason=completed") == 1
+
+
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
+def test_chat_prints_each_reply_once(tmp_path: Path, stream: str) -> None:
+    proc = gym("chat", stream, cwd=tmp_path, stdin=f"{SAVE}\n{READ}\n")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count(SAVED) == 1, proc.stdout
+    assert proc.stdout.count(READ_BACK) == 1, proc.stdout
+    assert proc.stdout.count("Coach:") == 2
+    assert proc.stdout.count("stop_reason=completed") == 2
+
+
+def test_a_harness_reply_after_streamed_text_is_printed_once(tmp_path: Path) -> None:
+    """The harness's own reply (a write with an unknown outcome) is not streamed: it is
+    printed once, after the trace."""
+    proc = gym("ask", SAVE, "--stream", "--fault", "write_measurement:ambiguous", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("Gymnasia:") == 1, proc.stdout
+    assert proc.stdout.count("stop_reason=") == 1
