@@ -20,9 +20,11 @@ from surefoot import (
     SqlLedger,
     open_database,
 )
+from surefoot.outcome import LANGS
 from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
+from .checks import Surface, where_to_check
 from .faults import Faults
 from .feedback import FeedbackSettings
 from .offline import OfflineModel
@@ -96,7 +98,9 @@ def system_prompt(lang: Lang, today: dt.date) -> str:
 
 @dataclass
 class Coach:
-    """An opened Gymnasia: database, store, tools and agent."""
+    """An opened Gymnasia: database, store, tools, and its agent in each language (one
+    journal, ledger and set of tools; each with the system prompt and harness words of its
+    language), ``agent`` being the one of the language it was opened in."""
 
     db: Database
     store: GymStore
@@ -105,6 +109,11 @@ class Coach:
     provider: str
     model_name: str
     secrets: list[str] = field(default_factory=list)
+    agents: dict[Lang, Agent] = field(default_factory=dict)
+
+    def agent_for(self, lang: Lang) -> Agent:
+        """The agent that runs a turn in ``lang`` (same conversations, data and model)."""
+        return self.agents.get(lang, self.agent)
 
     def close(self) -> None:
         """Close the database."""
@@ -123,11 +132,15 @@ def open_coach(
     extra_secrets: tuple[str, ...] = (),
     github_api_url: str | None = None,
     tracer: Tracer | None = None,
+    surface: Surface = "cli",
+    check_options: tuple[str, ...] = (),
 ) -> Coach:
     """Open the database at ``db`` and build the Coach (the offline model unless given one).
     Feature requests go to GitHub as configured by the environment (``feedback.py``), at
     ``github_api_url`` if given (a local fake in tests). ``tracer`` observes turns, model
-    requests and tool calls (``surefoot.otel.OtelTracer`` records them as spans)."""
+    requests and tool calls (``surefoot.otel.OtelTracer`` records them as spans). A write
+    whose outcome is unknown is checked with the commands (``surface="cli"``, with
+    ``check_options``) or on the pages (``"web"``) that show it."""
     database = open_db(db)
     store = GymStore(database, user=user)
     feedback = FeedbackSettings.from_env(api_url=github_api_url)
@@ -138,20 +151,37 @@ def open_coach(
         database.close()
         raise
     tools = build_tools(store, fault_plan, feedback)
-    chosen = model if model is not None else OfflineModel(lang=lang, today=today)
     secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]
-    agent = Agent(
-        model=chosen,
-        tools=tools,
-        system=system_prompt(lang, today or dt.date.today()),  # noqa: DTZ011 - a calendar date
-        lang=lang,
-        app_name=APP_NAME,
-        stream=stream,
-        ledger=SqlLedger(database, user=user),
-        journal=SqlJournal(database, user=user),
-        diagnostics=SqlDiagnostics(database, user=user),
-        redactor=Redactor(secrets),
-        app_context={"user": user},
-        tracer=tracer,
+    ledger = SqlLedger(database, user=user)
+    journal = SqlJournal(database, user=user)
+    diagnostics = SqlDiagnostics(database, user=user)
+    day = today or dt.date.today()  # noqa: DTZ011 - a calendar date
+    agents = {
+        language: Agent(
+            model=model if model is not None else OfflineModel(lang=language, today=today),
+            tools=tools,
+            system=system_prompt(language, day),
+            lang=language,
+            app_name=APP_NAME,
+            stream=stream,
+            ledger=ledger,
+            journal=journal,
+            diagnostics=diagnostics,
+            redactor=Redactor(secrets),
+            app_context={"user": user},
+            tracer=tracer,
+            where_to_check=where_to_check(surface, check_options),
+        )
+        for language in LANGS
+    }
+    chosen = agents[lang].model
+    return Coach(
+        database,
+        store,
+        agents[lang],
+        fault_plan,
+        chosen.provider,
+        chosen.model_name,
+        secrets,
+        agents,
     )
-    return Coach(database, store, agent, fault_plan, chosen.provider, chosen.model_name, secrets)

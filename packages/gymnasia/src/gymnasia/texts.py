@@ -1131,6 +1131,24 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "a base de dados {url} não pôde ser usada devido a uma falha interna do Gymnasia",
         "en": "the database {url} could not be used because of an internal Gymnasia failure",
     },
+    # -- where to check a write whose outcome is unknown --------------------------------
+    "check_cli": {
+        "es": "mira «{writes}» (cada escritura y su estado) o «{data}»",
+        "pt": "veja «{writes}» (cada escrita e o seu estado) ou «{data}»",
+        "en": "see '{writes}' (every write and its state) or '{data}'",
+    },
+    "check_cli_writes": {
+        "es": "mira «{writes}» (cada escritura y su estado)",
+        "pt": "veja «{writes}» (cada escrita e o seu estado)",
+        "en": "see '{writes}' (every write and its state)",
+    },
+    "check_web": {
+        "es": "mira la página «{page}» (el enlace de abajo)",
+        "pt": "veja a página «{page}» (a ligação abaixo)",
+        "en": "see the '{page}' page (the link below)",
+    },
+    "page_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
+    "page_writes": {"es": "Escrituras", "pt": "Escritas", "en": "Writes"},
     "unknown_provider": {
         "es": "proveedor desconocido «{value}»: usa {choices}",
         "pt": "fornecedor desconhecido «{value}»: use {choices}",

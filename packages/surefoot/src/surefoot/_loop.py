@@ -127,6 +127,10 @@ class _Turn:
     calls: list[CallRecord] = field(default_factory=list)
 
 
+WhereToCheck = Callable[[ToolCall, Lang], str | None]
+"""Where a person checks a write whose outcome is unknown: a call and a language to a
+phrase (a command, a page), or None."""
+
 _REASON_BY_FINISH: dict[str, StopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 
 
@@ -172,8 +176,13 @@ class Agent:
         redactor: Redactor | None = None,
         app_context: dict[str, Any] | None = None,
         tracer: Tracer | None = None,
+        where_to_check: WhereToCheck | None = None,
     ) -> None:
+        """``where_to_check(call, lang)``: where a person sees whether a write whose outcome
+        is unknown was done (a command, a page), in ``lang``; None or an empty answer says
+        "your data"."""
         self.model = model
+        self.where_to_check = where_to_check
         self.tools = tools
         self.system = system
         self.lang: Lang = lang
@@ -554,8 +563,15 @@ class Agent:
             record = next(r for r in records if _code(r.outcome) in unconfirmed)
             tool = self.tools.get(record.call.name)
             message = text(self.lang, "stop_outcome_unknown", app=self.app_name)
+            where = self.where_to_check(record.call, self.lang) if self.where_to_check else None
             if tool is not None and tool.idempotent:
                 message += text(self.lang, "stop_idempotent_hint")
+                if where:
+                    message += text(self.lang, "stop_idempotent_where", where=where)
+            elif where:
+                message += text(self.lang, "stop_check_first", where=where)
+            else:
+                message += text(self.lang, "stop_check_first_default")
             return message
         if ErrorCode.NOT_APPLIED in codes:
             return text(self.lang, "stop_not_applied", app=self.app_name)

@@ -128,17 +128,32 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     },
     # --- for the person ------------------------------------------------------------------
     "stop_outcome_unknown": {
-        "es": "{app} no puede confirmar si la acción terminó. Para no hacerla dos veces, no la "
-        "ha repetido. Revisa tus datos antes de volver a pedirlo.",
-        "pt": "{app} não consegue confirmar se a ação terminou. Para não a fazer duas vezes, "
-        "não a repetiu. Verifique os seus dados antes de voltar a pedir.",
-        "en": "{app} can't confirm whether the action finished. To avoid doing it twice, it "
-        "did not repeat it. Check your data before asking again.",
+        "es": "{app} no puede confirmar si la acción terminó, y no la ha repetido para no "
+        "hacerla dos veces.",
+        "pt": "{app} não consegue confirmar se a ação terminou, e não a repetiu para não a "
+        "fazer duas vezes.",
+        "en": "{app} can't confirm whether the action finished, and did not repeat it so as "
+        "not to do it twice.",
+    },
+    "stop_check_first": {
+        "es": " Antes de volver a pedirlo, comprueba si quedó hecha: {where}.",
+        "pt": " Antes de voltar a pedir, verifique se ficou feita: {where}.",
+        "en": " Before asking again, check whether it was done: {where}.",
+    },
+    "stop_check_first_default": {
+        "es": " Antes de volver a pedirlo, comprueba en tus datos si quedó hecha.",
+        "pt": " Antes de voltar a pedir, verifique nos seus dados se ficou feita.",
+        "en": " Before asking again, check your data to see whether it was done.",
     },
     "stop_idempotent_hint": {
-        "es": " Esta acción se puede repetir sin riesgo, así que volver a pedirla es seguro.",
-        "pt": " Esta ação pode ser repetida sem risco, por isso voltar a pedi-la é seguro.",
-        "en": " This action is safe to repeat, so asking again is safe.",
+        "es": " Volver a pedirlo es seguro: esta acción no se aplica dos veces.",
+        "pt": " Voltar a pedir é seguro: esta ação não é aplicada duas vezes.",
+        "en": " Asking again is safe: this action is never applied twice.",
+    },
+    "stop_idempotent_where": {
+        "es": " Para ver si quedó hecha: {where}.",
+        "pt": " Para ver se ficou feita: {where}.",
+        "en": " To see whether it was done: {where}.",
     },
     "stop_not_applied": {
         "es": "{app} no pudo completar la acción y no se guardó nada. Puedes volver a "

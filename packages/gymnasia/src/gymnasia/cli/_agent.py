@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 from collections.abc import Coroutine
 from typing import Annotated, Any
 
@@ -121,6 +122,7 @@ def cli_coach(
             stream=stream,
             extra_secrets=(api_key or "",),
             github_api_url=github_api_url,
+            check_options=_check_options(db, user),
         )
     except FaultSpecError as exc:
         raise UsageProblem(t(lang, "bad_fault", value=" ".join(faults or ()), reason=exc)) from None
@@ -131,6 +133,16 @@ def cli_coach(
     if coach.faults:
         err.print(f"[bold red]{t(lang, 'fault_banner', faults=coach.faults.describe())}[/bold red]")
     return coach
+
+
+def _check_options(db: str | None, user: str) -> tuple[str, ...]:
+    """The options a data command needs to read what this command wrote."""
+    options = []
+    if db is not None:
+        options.append(f"--db {shlex.quote(safe_url(db))}")
+    if user != "default":
+        options.append(f"--user {shlex.quote(user)}")
+    return tuple(options)
 
 
 @app.command()

@@ -12,6 +12,32 @@ from ..store import MEASUREMENT_FIELDS
 _UI: Final[dict[str, dict[Lang, str]]] = {
     "nav_chat": {"es": "Chat", "pt": "Chat", "en": "Chat"},
     "nav_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
+    "nav_writes": {"es": "Escrituras", "pt": "Escritas", "en": "Writes"},
+    "writes_title": {
+        "es": "Escrituras del Coach",
+        "pt": "Escritas do Coach",
+        "en": "The Coach's writes",
+    },
+    "writes_lead": {
+        "es": "Cada cambio que el Coach intentó en tus datos y en qué quedó. Si un turno no "
+        "pudo confirmar una acción, aquí ves si se hizo.",
+        "pt": "Cada alteração que o Coach tentou nos seus dados e como ficou. Se um turno não "
+        "conseguiu confirmar uma ação, aqui vê se foi feita.",
+        "en": "Every change the Coach tried to make to your data and how it ended. If a turn "
+        "could not confirm an action, this is where you see whether it was done.",
+    },
+    "no_writes": {
+        "es": "El Coach aún no ha cambiado nada.",
+        "pt": "O Coach ainda não alterou nada.",
+        "en": "The Coach has not changed anything yet.",
+    },
+    "write_when": {"es": "Cuándo", "pt": "Quando", "en": "When"},
+    "write_tool": {"es": "Acción", "pt": "Ação", "en": "Action"},
+    "write_state": {"es": "Estado", "pt": "Estado", "en": "State"},
+    "write_pending": {"es": "en curso", "pt": "em curso", "en": "in progress"},
+    "write_committed": {"es": "hecha", "pt": "feita", "en": "done"},
+    "write_failed": {"es": "no hecha", "pt": "não feita", "en": "not done"},
+    "write_unknown": {"es": "sin confirmar", "pt": "por confirmar", "en": "unconfirmed"},
     "language": {"es": "Idioma", "pt": "Idioma", "en": "Language"},
     "offline_label": {
         "es": "Modelo offline · por reglas, sin IA",

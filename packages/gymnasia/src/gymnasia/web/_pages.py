@@ -12,6 +12,7 @@ from typing import Any, Final
 from urllib.parse import urlencode
 
 from surefoot import Lang
+from surefoot.ledger import LedgerEntry
 from surefoot.outcome import LANGS
 
 from ..store import MEASUREMENT_FIELDS
@@ -76,7 +77,7 @@ def _fault_banner(ctx: PageContext) -> str:
 
 
 def _nav(ctx: PageContext) -> str:
-    items = (("/", "nav_chat"), ("/measurements", "nav_measurements"))
+    items = (("/", "nav_chat"), ("/measurements", "nav_measurements"), ("/writes", "nav_writes"))
     links = []
     for href, key in items:
         current = ' aria-current="page" class="active"' if ctx.path == href else ""
@@ -361,6 +362,43 @@ def _x_labels(weights: Sequence[tuple[dt.date, float]], x_of: Any, base: float) 
             f'text-anchor="{anchor}">{day.isoformat()}</text>'
         )
     return "".join(out)
+
+
+# -- writes ----------------------------------------------------------------------------------
+
+
+def writes_page(ctx: PageContext, entries: Sequence[LedgerEntry]) -> str:
+    """Every write the Coach attempted for this user, newest first, with its state: where a
+    write whose outcome was unknown is checked."""
+    lang = ctx.lang
+    if not entries:
+        content = f'<p class="empty">{escape(ui(lang, "no_writes"))}</p>'
+    else:
+        rows = "".join(_write_row(lang, e) for e in reversed(entries))
+        head = "".join(
+            f'<th scope="col">{escape(ui(lang, key))}</th>'
+            for key in ("write_when", "write_tool", "write_state", "arguments")
+        )
+        content = f"""<div class="table-wrap"><table class="writes">
+<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"""
+    body = f"""<main class="measurements-layout">
+  <h1>{escape(ui(lang, "writes_title"))}</h1>
+  <p class="lead">{escape(ui(lang, "writes_lead"))}</p>
+  {content}
+</main>"""
+    return layout(ctx, title=ui(lang, "writes_title"), body=body, page="writes")
+
+
+def _write_row(lang: Lang, entry: LedgerEntry) -> str:
+    when = dt.datetime.fromtimestamp(entry.updated_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    args = json.dumps(entry.arguments, ensure_ascii=False, sort_keys=True)
+    state = escape(ui(lang, f"write_{entry.state}"))
+    return (
+        f'<tr data-key="{escape(entry.key)}" data-state="{escape(entry.state)}">'
+        f"<td>{escape(when)}</td><td><code>{escape(entry.tool)}</code></td>"
+        f'<td class="state {escape(entry.state)}">{state}</td>'
+        f"<td><code>{escape(args)}</code></td></tr>"
+    )
 
 
 # -- access token ----------------------------------------------------------------------------

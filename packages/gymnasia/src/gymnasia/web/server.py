@@ -69,11 +69,12 @@ from surefoot.messages import (
 
 from .. import render
 from ..app import Coach, open_coach
+from ..checks import check_link
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import APP_NAME, number
 from ..tools import MEASUREMENT_LIMITS, BodyFat, Girth, Height, Weight
 from ._i18n import pick_lang, ui
-from ._pages import PageContext, chat_page, measurements_page, token_page
+from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
 from ._security import Guard
 
 logger = logging.getLogger("gymnasia.web")
@@ -88,12 +89,14 @@ RunTurn = Callable[[Callable[[TurnEvent], Awaitable[None]], Lease], Awaitable[Tu
 
 
 class ChatRequest(BaseModel):
-    """``POST /api/chat``."""
+    """``POST /api/chat``: the message, the conversation it continues, and the language of
+    the page it was written on (the turn runs in it; by default the server's)."""
 
     model_config = ConfigDict(extra="forbid")
 
     message: str = Field(min_length=1, max_length=8000)
     conversation_id: str | None = Field(default=None, pattern=ID_PATTERN)
+    lang: Lang | None = None
 
 
 class ApprovalRequest(BaseModel):
@@ -102,6 +105,7 @@ class ApprovalRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     approved: StrictBool
+    lang: Lang | None = None
 
 
 ConversationId = Annotated[str, Path(pattern=ID_PATTERN)]
@@ -166,6 +170,7 @@ def create_app(
         today=today,
         stream=True,
         extra_secrets=(*secrets, access_token or ""),
+        surface="web",
     )
     try:
         web = _Web(coach, lang)
@@ -242,10 +247,15 @@ class _Web:
     # -- turns -----------------------------------------------------------------------------
 
     async def locked_turn(
-        self, conversation_id: str, refusal: Callable[[], Response | None], run: RunTurn
+        self,
+        conversation_id: str,
+        refusal: Callable[[], Response | None],
+        run: RunTurn,
+        lang: Lang,
     ) -> Response:
         """Under the turn lock and holding the conversation: ``refusal()`` may answer instead;
-        else stream ``run``. A conversation another process holds is ``409 busy``."""
+        else stream ``run`` (a turn in ``lang``). A conversation another process holds is
+        ``409 busy``."""
         await self.lock.acquire()
         held = ExitStack()
         started = False
@@ -253,11 +263,11 @@ class _Web:
             try:
                 lease = held.enter_context(self.coach.agent.hold(conversation_id))
             except ConversationBusyError:
-                return self.json({"error": "busy", "message": ui(self.lang, "busy")}, 409)
+                return self.json({"error": "busy", "message": ui(lang, "busy")}, 409)
             refused = refusal()
             if refused is not None:
                 return refused
-            response = self.stream(conversation_id, run, lease, held)
+            response = self.stream(conversation_id, run, lease, held, lang)
             started = True
             return response
         finally:
@@ -266,12 +276,12 @@ class _Web:
                 self.lock.release()
 
     def stream(
-        self, conversation_id: str, run: RunTurn, lease: Lease, held: ExitStack
+        self, conversation_id: str, run: RunTurn, lease: Lease, held: ExitStack, lang: Lang
     ) -> StreamingResponse:
         """Run a turn in its own task (which releases the lock and the conversation) and
         stream its events."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        task = asyncio.create_task(self._turn(conversation_id, run, lease, held, queue))
+        task = asyncio.create_task(self._turn(conversation_id, run, lease, held, queue, lang))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return StreamingResponse(
@@ -287,9 +297,17 @@ class _Web:
         lease: Lease,
         held: ExitStack,
         queue: asyncio.Queue[Event | None],
+        lang: Lang,
     ) -> None:
+        calls: list[Event] = []
+
         async def on_event(event: TurnEvent) -> None:
-            queue.put_nowait(event_json(event))
+            item = event_json(event)
+            if item["type"] == "call":
+                calls.append(item["call"])
+            elif item["type"] == "harness" and (link := check_link(calls, lang)) is not None:
+                item["check"] = link
+            queue.put_nowait(item)
 
         try:
             queue.put_nowait({"type": "start", "conversation_id": conversation_id})
@@ -300,7 +318,7 @@ class _Web:
             queue.put_nowait({"type": "done", "turn": turn})
         except Exception:  # noqa: BLE001 - any failure ends the stream with a safe message
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
-            queue.put_nowait({"type": "error", "message": ui(self.lang, "server_error")})
+            queue.put_nowait({"type": "error", "message": ui(lang, "server_error")})
         finally:
             held.close()
             self.lock.release()
@@ -376,9 +394,20 @@ def event_json(event: TurnEvent) -> Event:
             assert_never(event)
 
 
-def transcript_json(messages: Sequence[Message]) -> list[Event]:
-    """A journaled conversation as the chat shows it: user, assistant, call, harness items."""
-    return list(_transcript(messages))
+def transcript_json(messages: Sequence[Message], lang: Lang = "es") -> list[Event]:
+    """A journaled conversation as the chat shows it: user, assistant, call, harness items (a
+    stop over an unconfirmed write links the page that shows it)."""
+    items: list[Event] = []
+    turn_calls: list[Event] = []
+    for item in _transcript(messages):
+        if item["type"] == "user":
+            turn_calls = []
+        elif item["type"] == "call":
+            turn_calls.append(item["call"])
+        elif item["type"] == "harness" and (link := check_link(turn_calls, lang)) is not None:
+            item["check"] = link
+        items.append(item)
+    return items
 
 
 def _transcript(messages: Sequence[Message]) -> Iterator[Event]:
@@ -423,6 +452,11 @@ def _pages(app: FastAPI, web: _Web) -> None:
         rows = web.coach.store.list_measurements()
         return web.html(measurements_page(web.context(request), rows))
 
+    @app.get("/writes", response_class=HTMLResponse)
+    async def writes(request: Request) -> HTMLResponse:
+        entries = web.coach.agent.writes()
+        return web.html(writes_page(web.context(request), entries))
+
     @app.get("/static/{name}")
     async def static(name: str) -> Response:
         body = web.static.get(name)
@@ -459,14 +493,14 @@ def _read_api(app: FastAPI, web: _Web) -> None:
         return web.json({"conversations": web.conversations()})
 
     @app.get("/api/conversations/{conversation_id}")
-    async def conversation(conversation_id: ConversationId) -> Response:
+    async def conversation(request: Request, conversation_id: ConversationId) -> Response:
         messages = agent.transcript(conversation_id)
         if not messages:
             return web.json({"error": "not_found"}, 404)
         return web.json(
             {
                 "conversation_id": conversation_id,
-                "items": transcript_json(messages),
+                "items": transcript_json(messages, web.lang_of(request)),
                 "pending_confirmation": web.pending(conversation_id),
             }
         )
@@ -557,25 +591,29 @@ def _calendar_date(value: str) -> dt.date | None:
 
 
 def _turn_api(app: FastAPI, web: _Web) -> None:
-    agent = web.coach.agent
-
     @app.post("/api/chat")
     async def chat(body: ChatRequest) -> Response:
         cid = body.conversation_id or _new_conversation_id()
+        lang = body.lang or web.lang
+        agent = web.coach.agent_for(lang)
         return await web.locked_turn(
             cid,
             lambda: web.chat_refusal(cid),
             lambda on_event, lease: _chat_turn(agent, body.message, cid, on_event, lease),
+            lang,
         )
 
     @app.post("/api/approvals/{conversation_id}/{approval_id}")
     async def approval(
         conversation_id: ConversationId, approval_id: ConversationId, body: ApprovalRequest
     ) -> Response:
+        lang = body.lang or web.lang
+        agent = web.coach.agent_for(lang)
         return await web.locked_turn(
             conversation_id,
             lambda: web.decide(conversation_id, approval_id, approved=body.approved),
             lambda on_event, lease: agent.resume(conversation_id, on_event=on_event, lease=lease),
+            lang,
         )
 
 

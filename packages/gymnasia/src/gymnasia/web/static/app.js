@@ -122,6 +122,12 @@
       state.conversationId = id;
       const url = id ? withLang({ c: id }) : withLang({});
       history.replaceState(null, "", url);
+      // switching the page's language keeps the open conversation
+      for (const link of document.querySelectorAll(".lang-switch a[hreflang]")) {
+        const query = new URLSearchParams({ lang: link.getAttribute("hreflang") });
+        if (id) query.set("c", id);
+        link.setAttribute("href", `${location.pathname}?${query.toString()}`);
+      }
       markCurrent();
     }
 
@@ -190,16 +196,21 @@
       }
     }
 
-    function addHarness(text, reason) {
+    function addHarness(text, reason, check) {
       clearThinking();
       live.shownHarness = true;
       if (reason === "awaiting_confirmation") {
         messages.append(el("div", { class: "msg notice", "data-reason": reason, text }));
       } else {
+        // a stop over an unconfirmed write links the page that shows whether it was done
+        const link = check && typeof check.href === "string" && check.href.startsWith("/")
+          ? el("a", { class: "check-link", href: check.href, text: check.label })
+          : null;
         messages.append(
           el("div", { class: "msg stop-banner", role: "alert", "data-reason": reason },
             el("div", { class: "stop-title", text: T.stopped_title }),
             el("div", { class: "stop-text", text }),
+            link,
             el("div", { class: "stop-code", text: reason })),
         );
         live.bubble = null;
@@ -264,7 +275,7 @@
 
     function finishTurn(turn) {
       if (turn.reply && !live.shownText && !live.shownHarness) {
-        if (turn.reply_author === "harness") addHarness(turn.reply, turn.stop_reason);
+        if (turn.reply_author === "harness") addHarness(turn.reply, turn.stop_reason, null);
         else addText(turn.reply);
       }
       clearThinking();
@@ -289,7 +300,7 @@
           if (!live.shownText) showThinking();
           break;
         case "harness":
-          addHarness(event.text, event.reason);
+          addHarness(event.text, event.reason, event.check);
           break;
         case "done":
           finishTurn(event.turn);
@@ -338,7 +349,7 @@
       continueTurn();
       try {
         const url = `/api/approvals/${encodeURIComponent(id)}/${encodeURIComponent(pending.id)}`;
-        const result = await postStream(url, { approved }, onEvent);
+        const result = await postStream(url, { approved, lang: config.lang }, onEvent);
         if (result.status === 409 && result.body && result.body.error === "busy") addError(T.busy);
         else if (result.status === 409) status.textContent = T.already_decided;
         else if (result.status !== 200) addError(T.server_error);
@@ -359,7 +370,7 @@
       beginTurn(text);
       showThinking();
       input.value = "";
-      const payload = { message: text };
+      const payload = { message: text, lang: config.lang };
       if (state.conversationId) payload.conversation_id = state.conversationId;
       try {
         const result = await postStream("/api/chat", payload, onEvent);
@@ -429,7 +440,7 @@
     async function loadConversation(id) {
       let data;
       try {
-        const response = await fetch(`/api/conversations/${encodeURIComponent(id)}`, {
+        const response = await fetch(`/api/conversations/${encodeURIComponent(id)}${withLang({})}`, {
           credentials: "same-origin",
         });
         if (!response.ok) {
@@ -453,7 +464,7 @@
         } else if (item.type === "call") {
           addCall(item.call);
         } else if (item.type === "harness") {
-          addHarness(item.text, item.reason);
+          addHarness(item.text, item.reason, item.check);
         }
       }
       if (data.pending_confirmation) showPending(data.pending_confirmation);
