@@ -17,17 +17,16 @@ import pytest
 
 from surefoot import (
     Approval,
-    Database,
     Diagnostic,
     SqlDiagnostics,
     SqlJournal,
     SqlLedger,
     StoreError,
-    UserMessage,
     open_database,
 )
 from surefoot.exceptions import STORE_ERROR_KINDS
-from surefoot.sql import safe_url
+from surefoot.messages import UserMessage
+from surefoot.sql import Database, safe_url
 
 SECRET = "s3cr3t-pw"
 
