@@ -1149,6 +1149,48 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "page_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
     "page_writes": {"es": "Escrituras", "pt": "Escritas", "en": "Writes"},
+    # -- delete-data ---------------------------------------------------------------------
+    "erase_confirm": {
+        "es": "¿Borrar todos los datos de «{user}»? No se puede deshacer.",
+        "pt": "Apagar todos os dados de «{user}»? Não pode ser desfeito.",
+        "en": "Erase all data of '{user}'? This cannot be undone.",
+    },
+    "erased": {
+        "es": "Borrados todos los datos de «{user}»:",
+        "pt": "Apagados todos os dados de «{user}»:",
+        "en": "Erased all data of '{user}':",
+    },
+    "erased_gym_measurements": {"es": "medidas", "pt": "medidas", "en": "measurements"},
+    "erased_gym_memory": {"es": "notas", "pt": "notas", "en": "notes"},
+    "erased_gym_meal_items": {
+        "es": "alimentos anotados en comidas",
+        "pt": "alimentos registados em refeições",
+        "en": "foods logged in meals",
+    },
+    "erased_gym_routines": {"es": "rutinas", "pt": "rotinas", "en": "routines"},
+    "erased_routine_exercises": {
+        "es": "ejercicios de rutinas",
+        "pt": "exercícios de rotinas",
+        "en": "routine exercises",
+    },
+    "erased_routine_series": {
+        "es": "series de rutinas",
+        "pt": "séries de rotinas",
+        "en": "routine sets",
+    },
+    "erased_conversations": {"es": "conversaciones", "pt": "conversas", "en": "conversations"},
+    "erased_messages": {
+        "es": "mensajes de conversaciones",
+        "pt": "mensagens de conversas",
+        "en": "conversation messages",
+    },
+    "erased_writes": {
+        "es": "escrituras registradas",
+        "pt": "escritas registadas",
+        "en": "recorded writes",
+    },
+    "erased_approvals": {"es": "confirmaciones", "pt": "confirmações", "en": "confirmations"},
+    "erased_diagnostics": {"es": "diagnósticos", "pt": "diagnósticos", "en": "diagnostics"},
     "unknown_provider": {
         "es": "proveedor desconocido «{value}»: usa {choices}",
         "pt": "fornecedor desconhecido «{value}»: use {choices}",

@@ -967,3 +967,41 @@ class SqlDiagnostics:
             (self.user, *params),
         )
         return [Diagnostic(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7]) for r in rows]
+
+
+# -- erasing a user ------------------------------------------------------------------------------
+
+_HARNESS_TABLES: Final = (
+    ("messages", "sf_messages"),
+    ("conversations", "sf_conversations"),
+    ("writes", "sf_ledger"),
+    ("approvals", "sf_approvals"),
+    ("diagnostics", "sf_diagnostics"),
+)
+
+
+def erase_user(tx: Tx, user: str) -> dict[str, int]:
+    """Delete every row the harness keeps for ``user`` (journal messages and conversations,
+    ledger writes, approvals, diagnostics) inside the caller's transaction, so an application
+    erases its own rows in the same one; returns how many rows of each kind went. On SQLite
+    the freed space is overwritten with zeros (``secure_delete``); ``Database.reclaim`` then
+    drops every other copy of the bytes."""
+    if tx.dialect == "sqlite":
+        tx.execute("PRAGMA secure_delete = ON")
+    counts: dict[str, int] = {}
+    for kind, table in _HARNESS_TABLES:
+        tx.execute(f"DELETE FROM {table} WHERE user_id = ?", (user,))
+        counts[kind] = max(tx.rowcount, 0)
+    return counts
+
+
+def reclaim(db: Database) -> None:
+    """After an erase: on SQLite, rebuild the file without its free pages (``VACUUM``) and
+    empty the write-ahead log (``wal_checkpoint(TRUNCATE)``), so no copy of deleted rows is
+    left in either file. PostgreSQL reuses the space of deleted rows itself (autovacuum);
+    nothing is done there."""
+    if db.dialect != "sqlite":
+        return
+    with db._lock, driver_errors(db.url):
+        db._conn.execute("VACUUM")
+        db._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

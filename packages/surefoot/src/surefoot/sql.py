@@ -4,7 +4,8 @@ database can land its effect and the ledger's ``committed`` in one transaction (
 
 Every driver error (connect, migrate, begin, execute, commit, rollback) leaves as
 ``StoreError`` with a typed ``kind`` from one place (``driver_errors``); ``safe_url`` is an
-address fit to show, without its password."""
+address fit to show, without its password. ``erase_user`` deletes all of one user's rows
+in a transaction and ``reclaim`` then leaves no copy of them in a SQLite file."""
 
 from ._sql import (
     Database,
@@ -13,7 +14,9 @@ from ._sql import (
     SqlLedger,
     Tx,
     driver_errors,
+    erase_user,
     open_database,
+    reclaim,
     safe_url,
     store_error,
 )
@@ -25,7 +28,9 @@ __all__ = [
     "SqlLedger",
     "Tx",
     "driver_errors",
+    "erase_user",
     "open_database",
+    "reclaim",
     "safe_url",
     "store_error",
 ]

@@ -28,7 +28,7 @@ import typer
 
 from surefoot import StoreError
 
-from . import _agent, _data, _durable, _mcp, _serve  # noqa: F401 - importing registers the commands
+from . import _agent, _data, _durable, _erase, _mcp, _serve  # noqa: F401 - importing registers them
 from ._base import SESSION, UsageProblem, app, err, store_problem
 
 # Typer may run on the click package or on its own bundled copy: take the exception classes

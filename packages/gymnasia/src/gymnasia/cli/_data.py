@@ -1,5 +1,5 @@
 """Data commands that work without the agent: measurements, meals, routines, foods,
-exercises, export and delete-data."""
+exercises and export (``delete-data`` is in ``_erase``)."""
 
 from __future__ import annotations
 
@@ -380,24 +380,6 @@ def import_data(
         write_json({"user": user, "imported": counts})
         return
     out.print(t(language, "imported", user=user, **counts), markup=False, soft_wrap=True)
-
-
-@app.command("delete-data")
-def delete_data(
-    db: DbOpt = None,
-    lang: LangOpt = "es",
-    user: UserOpt = "default",
-    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
-) -> None:
-    """Delete all of the user's data (asks first)."""
-    store = existing_store(db, parse_lang(lang), user)
-    try:
-        if not yes and not typer.confirm(f"Delete all data of user {user!r}?", default=False):
-            raise typer.Exit(1)
-        removed = store.delete_all()
-    finally:
-        store.db.close()
-    out.print(f"deleted {removed} row(s)")
 
 
 @meals_app.command("show")
