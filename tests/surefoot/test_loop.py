@@ -32,6 +32,7 @@ from surefoot.messages import (
     HarnessMessage,
     Message,
     TextDelta,
+    ToolCall,
     ToolResultsMessage,
     UserMessage,
 )
@@ -164,9 +165,26 @@ def test_stop_message_for_an_idempotent_write_says_asking_again_is_safe() -> Non
         model = ScriptedModel([turn(call(name, {"value": "x"}))])
         agent = Agent(model=model, tools=tools, lang="en", app_name="Gymnasia")
         replies[name] = _run(agent).reply
-    assert replies["upsert"].startswith(replies["append"])
-    assert "safe" in replies["upsert"]
+    base = "Gymnasia can't confirm whether the action finished, and did not repeat it"
+    assert replies["upsert"].startswith(base)
+    assert replies["append"].startswith(base)
+    # never both "check first" and "asking again is safe"
+    assert "Asking again is safe" in replies["upsert"]
+    assert "Before asking again" not in replies["upsert"]
+    assert "Before asking again, check your data" in replies["append"]
     assert "safe" not in replies["append"]
+
+    def where(tool_call: ToolCall, lang: Lang) -> str:
+        return f"run 'app show {tool_call.arguments}' ({lang})"
+
+    for name, says in (("upsert", "To see whether it was done: run"), ("append", "check whether")):
+        model = ScriptedModel([turn(call(name, {"value": "x"}))])
+        agent = Agent(
+            model=model, tools=tools, lang="en", app_name="Gymnasia", where_to_check=where
+        )
+        reply = _run(agent).reply
+        assert says in reply
+        assert "run 'app show {'value': 'x'}' (en)." in reply
 
 
 def test_calls_after_the_stop_are_answered_not_executed() -> None:
