@@ -1191,6 +1191,27 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "erased_approvals": {"es": "confirmaciones", "pt": "confirmações", "en": "confirmations"},
     "erased_diagnostics": {"es": "diagnósticos", "pt": "diagnósticos", "en": "diagnostics"},
+    # -- listings with nothing in them -------------------------------------------------------
+    "no_measurements_yet": {
+        "es": "Aún no hay medidas guardadas.",
+        "pt": "Ainda não há medidas guardadas.",
+        "en": "No measurements saved yet.",
+    },
+    "no_writes_yet": {
+        "es": "El Coach aún no ha intentado ninguna escritura.",
+        "pt": "O Coach ainda não tentou nenhuma escrita.",
+        "en": "The Coach has not attempted any write yet.",
+    },
+    "no_diagnostics_yet": {
+        "es": "No hay diagnósticos: ninguna herramienta ha fallado.",
+        "pt": "Não há diagnósticos: nenhuma ferramenta falhou.",
+        "en": "No diagnostics: no tool has failed.",
+    },
+    "no_approvals_yet": {
+        "es": "No hay acciones esperando tu confirmación.",
+        "pt": "Não há ações à espera da sua confirmação.",
+        "en": "No actions are waiting for your confirmation.",
+    },
     "unknown_provider": {
         "es": "proveedor desconocido «{value}»: usa {choices}",
         "pt": "fornecedor desconhecido «{value}»: use {choices}",

@@ -71,6 +71,8 @@ def measurements_list(
     if json_output:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return
+    if not rows:
+        out.print(t(language, "no_measurements_yet"), markup=False)
     for row in rows:
         values = ", ".join(f"{k}={v:g}" for k, v in row.items() if k != "date" and v is not None)
         out.print(f"{row['date']}  {values}")

@@ -71,7 +71,8 @@ def diagnostics(
 
     from ..app import configured_secrets
 
-    coach = _open(db, parse_lang(lang), user)
+    language = parse_lang(lang)
+    coach = _open(db, language, user)
     redact = Redactor(configured_secrets())
     items = coach.agent.diagnostics(conversation_id=conversation)
     coach.close()
@@ -91,6 +92,8 @@ def diagnostics(
     if json_output:
         write_json(rows)
         return
+    if not rows:
+        out.print(t(language, "no_diagnostics_yet"), markup=False)
     for row in rows:
         out.print(f"[bold]{row['created_at']} {row['tool']} call={row['call_id']}[/bold]")
         out.print(f"  {row['exception_type']}: {row['message']}", markup=False)
@@ -118,13 +121,16 @@ def approvals_list(
     json_output: JsonOpt = False,
 ) -> None:
     """List actions waiting for a person's decision."""
-    coach = _open(db, parse_lang(lang), user)
+    language = parse_lang(lang)
+    coach = _open(db, language, user)
     found = coach.agent.pending_confirmations()
     coach.close()
     rows = [_pending_json(p) for p in found if conversation in (None, p.conversation_id)]
     if json_output:
         write_json(rows)
         return
+    if not rows:
+        out.print(t(language, "no_approvals_yet"), markup=False)
     for row in rows:
         args = json.dumps(row["arguments"], ensure_ascii=False)
         out.print(f"{row['id']}  {row['conversation_id']}  {row['tool']}({args})", markup=False)
@@ -322,8 +328,8 @@ def writes(
     user: UserOpt = "default",
     json_output: JsonOpt = False,
 ) -> None:
-    """Every write the agent attempted, with its ledger state: what to check after
-    "check your data before asking again"."""
+    """Every write the agent attempted, with its ledger state: where to check a write whose
+    outcome was unknown."""
     language = parse_lang(lang)
     chosen = _ledger_state(state)
     coach = _open(db, language, user)
@@ -333,6 +339,8 @@ def writes(
     if json_output:
         write_json(rows)
         return
+    if not rows:
+        out.print(t(language, "no_writes_yet"), markup=False)
     for row in rows:
         args = json.dumps(row["arguments"], ensure_ascii=False)
         out.print(f"{row['updated_at']}  {row['state']:<9} {row['tool']}({args})", markup=False)
