@@ -135,11 +135,6 @@ class _Refused:
     details: tuple[Detail, ...] | None
 
 
-_NOT_AN_OBJECT = Detail(
-    "$", "the arguments are not a JSON object", "a JSON object matching the schema"
-)
-
-
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call that waits for a person's decision, bound to its exact identity."""
@@ -298,21 +293,24 @@ class Executor:
 
     def _identify(self, call: ToolCall, state: TurnState) -> str:
         """The identity of ``call`` for the guard; a valid write also takes its ordinal."""
-        prepared = self._validated(call)
+        prepared = self._validated(call, state.lang)
         if isinstance(prepared, _Refused):
             return prepared.identity
         self._mint(prepared, state, call.call_id)
         return prepared.fingerprint
 
-    def _validated(self, call: ToolCall) -> _Prepared | _Refused:
+    def _validated(self, call: ToolCall, lang: Lang) -> _Prepared | _Refused:
         """The validated call, or why it cannot run (with its identity as it was sent)."""
         tool = self.tools.get(call.name)
         if tool is None:
             return _Refused(f"?{call.name}", None)
         if call.arguments is None:
             raw_fp = fingerprint(tool.name, "raw:" + (call.raw_arguments or ""))
-            return _Refused(raw_fp, (_NOT_AN_OBJECT,))
-        validated = tool.validate(call.arguments)
+            not_an_object = Detail(
+                "$", text(lang, "arg_not_object"), text(lang, "arg_not_object_expected")
+            )
+            return _Refused(raw_fp, (not_an_object,))
+        validated = tool.validate(call.arguments, lang)
         if not isinstance(validated, BaseModel):
             return _Refused(
                 fingerprint(tool.name, "raw:" + canonical_json(call.arguments)), validated
@@ -343,7 +341,7 @@ class Executor:
         )
 
     def _prepare(self, call: ToolCall, state: TurnState) -> _Prepared | ToolError:
-        prepared = self._validated(call)
+        prepared = self._validated(call, state.lang)
         if isinstance(prepared, _Refused):
             return self._guarded(
                 prepared.identity, self._refusal(call, prepared, state.lang), state

@@ -126,6 +126,131 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "moments ago; it is not run again. Its result will be known once it finishes or is "
         "checked.",
     },
+    # --- for the model: what is wrong with one argument (never pydantic's English) --------
+    "arg_not_object": {
+        "es": "los argumentos no son un objeto JSON",
+        "pt": "os argumentos não são um objeto JSON",
+        "en": "the arguments are not a JSON object",
+    },
+    "arg_not_object_expected": {
+        "es": "un objeto JSON que cumpla el esquema",
+        "pt": "um objeto JSON que cumpra o esquema",
+        "en": "a JSON object matching the schema",
+    },
+    "arg_none": {"es": "ninguno", "pt": "nenhum", "en": "none"},
+    "arg_missing": {
+        "es": "falta este campo",
+        "pt": "este campo está em falta",
+        "en": "this field is missing",
+    },
+    "arg_missing_expected": {
+        "es": "un valor (obligatorio)",
+        "pt": "um valor (obrigatório)",
+        "en": "a value (required)",
+    },
+    "arg_extra": {
+        "es": "este campo no existe",
+        "pt": "este campo não existe",
+        "en": "this field does not exist",
+    },
+    "arg_extra_expected": {
+        "es": "ningún campo con ese nombre; permitidos: {fields}",
+        "pt": "nenhum campo com esse nome; permitidos: {fields}",
+        "en": "no such field; allowed: {fields}",
+    },
+    "arg_number": {
+        "es": "debe ser un número",
+        "pt": "deve ser um número",
+        "en": "must be a number",
+    },
+    "arg_number_expected": {"es": "un número", "pt": "um número", "en": "a number"},
+    "arg_finite": {
+        "es": "debe ser un número finito",
+        "pt": "deve ser um número finito",
+        "en": "must be a finite number",
+    },
+    "arg_finite_expected": {
+        "es": "un número finito",
+        "pt": "um número finito",
+        "en": "a finite number",
+    },
+    "arg_integer": {
+        "es": "debe ser un número entero",
+        "pt": "deve ser um número inteiro",
+        "en": "must be an integer",
+    },
+    "arg_integer_expected": {
+        "es": "un número entero",
+        "pt": "um número inteiro",
+        "en": "an integer",
+    },
+    "arg_string": {
+        "es": "debe ser un texto",
+        "pt": "deve ser um texto",
+        "en": "must be a string",
+    },
+    "arg_string_expected": {"es": "un texto", "pt": "um texto", "en": "a string"},
+    "arg_bool": {
+        "es": "debe ser true o false",
+        "pt": "deve ser true ou false",
+        "en": "must be true or false",
+    },
+    "arg_bool_expected": {"es": "true o false", "pt": "true ou false", "en": "true or false"},
+    "arg_list": {"es": "debe ser una lista", "pt": "deve ser uma lista", "en": "must be a list"},
+    "arg_list_expected": {"es": "una lista", "pt": "uma lista", "en": "a list"},
+    "arg_object": {
+        "es": "debe ser un objeto",
+        "pt": "deve ser um objeto",
+        "en": "must be an object",
+    },
+    "arg_object_expected": {"es": "un objeto", "pt": "um objeto", "en": "an object"},
+    "arg_range": {
+        "es": "el valor está fuera del rango permitido",
+        "pt": "o valor está fora do intervalo permitido",
+        "en": "the value is out of the allowed range",
+    },
+    "arg_range_expected": {
+        "es": "un número {sign} {limit}",
+        "pt": "um número {sign} {limit}",
+        "en": "a number {sign} {limit}",
+    },
+    "arg_choice": {
+        "es": "no es una de las opciones permitidas",
+        "pt": "não é uma das opções permitidas",
+        "en": "is not one of the allowed options",
+    },
+    "arg_choice_expected": {
+        "es": "una de {choices}",
+        "pt": "uma de {choices}",
+        "en": "one of {choices}",
+    },
+    "arg_too_short": {"es": "es demasiado corto", "pt": "é demasiado curto", "en": "is too short"},
+    "arg_too_short_expected": {
+        "es": "al menos {n} caracteres o elementos",
+        "pt": "pelo menos {n} caracteres ou elementos",
+        "en": "at least {n} character(s) or item(s)",
+    },
+    "arg_too_long": {"es": "es demasiado largo", "pt": "é demasiado longo", "en": "is too long"},
+    "arg_too_long_expected": {
+        "es": "como mucho {n} caracteres o elementos",
+        "pt": "no máximo {n} caracteres ou elementos",
+        "en": "at most {n} character(s) or item(s)",
+    },
+    "arg_date": {
+        "es": "no es una fecha de calendario válida",
+        "pt": "não é uma data de calendário válida",
+        "en": "is not a valid calendar date",
+    },
+    "arg_date_expected": {
+        "es": "una fecha de calendario YYYY-MM-DD",
+        "pt": "uma data de calendário YYYY-MM-DD",
+        "en": "a calendar date YYYY-MM-DD",
+    },
+    "arg_invalid": {
+        "es": "el valor no es válido",
+        "pt": "o valor não é válido",
+        "en": "the value is not valid",
+    },
     # --- for the person ------------------------------------------------------------------
     "stop_outcome_unknown": {
         "es": "{app} no puede confirmar si la acción terminó, y no la ha repetido para no "
@@ -239,6 +364,11 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "en": "it returned an unexpected response.",
     },
 }
+
+
+def has_text(name: str) -> bool:
+    """Whether the harness has a text called ``name``."""
+    return name in _TEXTS
 
 
 def text(lang: Lang, name: str, /, **values: object) -> str:

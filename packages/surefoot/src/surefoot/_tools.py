@@ -34,6 +34,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from ._exceptions import ConfigurationError
 from ._messages import ToolSpec
 from ._outcome import Detail, Ok
+from ._texts import Lang, has_text, text
 
 Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
@@ -152,12 +153,15 @@ class Tool:
             effect=self.effect,
         )
 
-    def validate(self, arguments: dict[str, Any]) -> BaseModel | tuple[Detail, ...]:
-        """The validated arguments, or the problems found (the handler must not run)."""
+    def validate(
+        self, arguments: dict[str, Any], lang: Lang = "en"
+    ) -> BaseModel | tuple[Detail, ...]:
+        """The validated arguments, or the problems found, in ``lang`` (the handler must not
+        run)."""
         try:
             return self.arguments.model_validate(arguments)
         except ValidationError as exc:
-            return tuple(_detail(err, self.arguments) for err in exc.errors())
+            return tuple(_detail(err, self.arguments, lang) for err in exc.errors())
 
     @property
     def annotations(self) -> dict[str, bool]:
@@ -222,18 +226,44 @@ def _strip_titles(node: object) -> None:
             _strip_titles(item)
 
 
-_EXPECTED = {
-    "missing": "a value (required)",
-    "float_type": "a number",
-    "int_type": "an integer",
-    "string_type": "a string",
-    "bool_type": "true or false",
-    "list_type": "a list",
-    "dict_type": "an object",
-    "model_type": "an object",
-    "date_type": "a calendar date YYYY-MM-DD",
-    "int_from_float": "an integer",
-    "finite_number": "a finite number",
+# pydantic error types, grouped by what was wrong; each group has the harness's own words
+_GROUPS: dict[str, str] = {
+    "missing": "missing",
+    "extra_forbidden": "extra",
+    "float_type": "number",
+    "float_parsing": "number",
+    "finite_number": "finite",
+    "int_type": "integer",
+    "int_parsing": "integer",
+    "int_from_float": "integer",
+    "string_type": "string",
+    "string_unicode": "string",
+    "bool_type": "bool",
+    "bool_parsing": "bool",
+    "list_type": "list",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "greater_than_equal": "range",
+    "greater_than": "range",
+    "less_than_equal": "range",
+    "less_than": "range",
+    "literal_error": "choice",
+    "enum": "choice",
+    "string_too_short": "too_short",
+    "too_short": "too_short",
+    "string_too_long": "too_long",
+    "too_long": "too_long",
+    "date_type": "date",
+    "date_parsing": "date",
+    "date_from_datetime_parsing": "date",
+    "date_from_datetime_inexact": "date",
+}
+_SIGNS = {
+    "greater_than_equal": ">=",
+    "greater_than": ">",
+    "less_than_equal": "<=",
+    "less_than": "<",
 }
 
 
@@ -263,26 +293,33 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _detail(err: Any, model: type[BaseModel]) -> Detail:
+def _detail(err: Any, model: type[BaseModel], lang: Lang) -> Detail:
+    """One pydantic error in the harness's own words in ``lang`` (pydantic's English text
+    reaches nobody, except an application validator's own message in English)."""
     loc = ".".join(str(part) for part in err.get("loc", ()) if part != "__root__")
     fields = _fields_at(model, tuple(err.get("loc", ()))[:-1])
     kind = str(err.get("type", ""))
     ctx = err.get("ctx") or {}
-    expected = _EXPECTED.get(kind)
-    if kind == "extra_forbidden":
-        expected = "no such field; allowed: " + (", ".join(fields) or "none")
-    elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        sign = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<="}
-        expected = f"a number {sign.get(kind, '<')} {ctx.get(next(iter(ctx), ''), '')}"
-    elif kind in ("literal_error", "enum"):
-        expected = "one of " + str(ctx.get("expected", ""))
-    elif kind in ("string_too_short", "too_short"):
-        expected = f"at least {ctx.get('min_length', 1)} character(s) or item(s)"
-    elif kind in ("string_too_long", "too_long"):
-        expected = f"at most {ctx.get('max_length', '')} character(s) or item(s)"
-    elif kind == "value_error" and "date" in str(err.get("msg", "")):
-        expected = "a calendar date YYYY-MM-DD"
-    problem = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    message = str(err.get("msg", ""))
+    group = _GROUPS.get(kind, "invalid")
+    if kind == "value_error" and "date" in message:
+        group = "date"
+    values: dict[str, object] = {}
+    if group == "extra":
+        values["fields"] = ", ".join(fields) or text(lang, "arg_none")
+    elif group == "range":
+        values = {"sign": _SIGNS[kind], "limit": ctx.get(next(iter(ctx), ""), "")}
+    elif group == "choice":
+        values["choices"] = ctx.get("expected", "")
+    elif group == "too_short":
+        values["n"] = ctx.get("min_length", 1)
+    elif group == "too_long":
+        values["n"] = ctx.get("max_length", "")
+    problem = text(lang, f"arg_{group}", **values)
+    if group == "invalid" and lang == "en" and kind == "value_error":
+        problem = message.removeprefix("Value error, ") or problem
+    expected_key = f"arg_{group}_expected"
+    expected = text(lang, expected_key, **values) if has_text(expected_key) else None
     return Detail(field=loc or "$", problem=problem, expected=expected)
 
 
