@@ -129,6 +129,25 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Há uma confirmação pendente nesta conversa: aprove-a ou negue-a primeiro.",
         "en": "A confirmation is pending in this conversation: approve or deny it first.",
     },
+    "invalid_json": {
+        "es": "La petición no es JSON válido (UTF-8, sin caracteres sueltos de una pareja "
+        "sustituta); no se ha hecho nada.",
+        "pt": "O pedido não é JSON válido (UTF-8, sem caracteres soltos de um par "
+        "substituto); nada foi feito.",
+        "en": "The request is not valid JSON (UTF-8, without lone surrogate characters); "
+        "nothing was done.",
+    },
+    "invalid_request": {
+        "es": "La petición tiene campos que faltan, sobran o no son válidos: {fields}. No se "
+        "ha hecho nada.",
+        "pt": "O pedido tem campos em falta, a mais ou inválidos: {fields}. Nada foi feito.",
+        "en": "The request has missing, unexpected or invalid fields: {fields}. Nothing was done.",
+    },
+    "too_large": {
+        "es": "La petición es demasiado grande (más de {limit} KiB); no se ha leído ni hecho nada.",
+        "pt": "O pedido é demasiado grande (mais de {limit} KiB); nada foi lido nem feito.",
+        "en": "The request is too large (over {limit} KiB); nothing was read or done.",
+    },
     "server_error": {
         "es": "Algo ha fallado en el servidor. La conversación está guardada; "
         "`gymnasia diagnostics` muestra los detalles.",

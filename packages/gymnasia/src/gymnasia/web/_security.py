@@ -10,6 +10,9 @@ In order, for every HTTP request:
 * **Origin** — a state-changing request (anything but GET/HEAD/OPTIONS) from another origin is
   refused with 403: an ``Origin`` that is not this server's own, or a ``Sec-Fetch-Site`` other
   than ``same-origin`` / ``none``. Those requests must also send JSON.
+* **Size** — a request body over ``MAX_BODY`` bytes is refused with 413: at once when its
+  ``Content-Length`` says so, else as soon as that many bytes have arrived (the rest is
+  never read). A body within the limit is read here and handed on whole.
 * **Headers** — every response gets a strict Content-Security-Policy (everything is served
   from here, no inline script) and the usual anti-framing and no-sniff headers.
 """
@@ -44,8 +47,12 @@ _SECURITY_HEADERS: Final = (
     (b"cross-origin-resource-policy", b"same-origin"),
 )
 
+MAX_BODY: Final = 64 * 1024
+
 TokenPage = Callable[[Scope], str]
 """Renders the 'access token required' page for a request."""
+TooLarge = Callable[[Scope], str]
+"""The 'request too large' message for a request, in its language."""
 
 
 def host_name(host_header: str) -> str:
@@ -66,10 +73,14 @@ class Guard:
         access_token: str | None,
         token_page: TokenPage,
         allowed_hosts: Iterable[str] | None = None,
+        too_large: TooLarge | None = None,
+        max_body: int = MAX_BODY,
     ) -> None:
         self.app = app
         self._token = access_token
         self._token_page = token_page
+        self._too_large = too_large
+        self._max_body = max_body
         if allowed_hosts is not None:
             self._hosts: frozenset[str] | None = frozenset(h.lower() for h in allowed_hosts)
         else:
@@ -87,7 +98,38 @@ class Guard:
         if self._token and _query_token(scope, self._token):
             await self._exchange_token(scope, send)
             return
+        if scope["method"] not in SAFE_METHODS:
+            body = await self._bounded_body(headers, receive)
+            if body is None:
+                await self._refuse_too_large(scope, send)
+                return
+            receive = _replay(body, receive)
         await self.app(scope, receive, _with_headers(send))
+
+    async def _bounded_body(self, headers: Headers, receive: Receive) -> bytes | None:
+        """The whole body, or None as soon as it is known to be over the limit."""
+        declared = headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self._max_body):
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return b"".join(chunks)
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self._max_body:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _refuse_too_large(self, scope: Scope, send: Send) -> None:
+        limit = self._max_body // 1024
+        message = self._too_large(scope) if self._too_large else f"over {limit} KiB"
+        body = json.dumps({"error": "too_large", "message": message}, ensure_ascii=False)
+        await _respond(send, 413, "application/json", body.encode(), close=True)
 
     # -- checks ------------------------------------------------------------------------------
 
@@ -179,7 +221,12 @@ def _json_error(status: int, code: str) -> tuple[int, str, bytes]:
     return status, "application/json", json.dumps({"error": code}).encode()
 
 
-async def _respond(send: Send, status: int, content_type: str, body: bytes) -> None:
+async def _respond(
+    send: Send, status: int, content_type: str, body: bytes, *, close: bool = False
+) -> None:
+    """Answer at once; ``close`` asks the client to drop the connection (the request body
+    was not read)."""
+    extra = [(b"connection", b"close")] if close else []
     await send(
         {
             "type": "http.response.start",
@@ -188,11 +235,26 @@ async def _respond(send: Send, status: int, content_type: str, body: bytes) -> N
                 (b"content-type", content_type.encode()),
                 (b"content-length", str(len(body)).encode()),
                 (b"cache-control", b"no-store"),
+                *extra,
                 *_SECURITY_HEADERS,
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the app ``body`` whole, then waits as the server's would."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 def _with_headers(send: Send) -> Send:

@@ -41,8 +41,17 @@ from importlib.resources import files
 from typing import Annotated, Any, Final, assert_never
 
 from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 from starlette.types import Scope
 
 from surefoot import (
@@ -52,6 +61,7 @@ from surefoot import (
     Lang,
     Model,
     Redactor,
+    StoreError,
     TurnEvent,
     TurnResult,
 )
@@ -71,11 +81,11 @@ from .. import render
 from ..app import Coach, open_coach
 from ..checks import check_link
 from ..store import MEASUREMENT_FIELDS, DateTaken
-from ..texts import APP_NAME, number
+from ..texts import APP_NAME, number, t
 from ..tools import MEASUREMENT_LIMITS, BodyFat, Girth, Height, Weight
 from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
-from ._security import Guard
+from ._security import MAX_BODY, Guard
 
 logger = logging.getLogger("gymnasia.web")
 
@@ -97,6 +107,13 @@ class ChatRequest(BaseModel):
     message: str = Field(min_length=1, max_length=8000)
     conversation_id: str | None = Field(default=None, pattern=ID_PATTERN)
     lang: Lang | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _encodable(cls, value: str) -> str:
+        """Text that can be stored and sent: no lone surrogate (``"\\ud800"`` in JSON)."""
+        value.encode("utf-8")  # UnicodeEncodeError is a ValueError: a 422, not a 500
+        return value
 
 
 class ApprovalRequest(BaseModel):
@@ -196,11 +213,13 @@ def create_app(
     app.state.coach = coach
     _pages(app, web)
     _api(app, web)
+    _errors(app, web)
     app.add_middleware(
         Guard,
         access_token=access_token or None,
         token_page=web.token_page,
         allowed_hosts=allowed_hosts,
+        too_large=web.too_large,
     )
     return app
 
@@ -239,6 +258,23 @@ class _Web:
     def json(self, value: Any, status: int = 200) -> Response:
         body = self.redact(json.dumps(value, ensure_ascii=False))
         return Response(body, status_code=status, media_type="application/json", headers=_NO_STORE)
+
+    def too_large(self, scope: Scope) -> str:
+        return ui(self.lang_of(Request(scope)), "too_large").format(limit=MAX_BODY // 1024)
+
+    def request_lang(self, request: Request, body: object = None) -> Lang:
+        """The language of a request: its ``lang`` in the query, else in its JSON body."""
+        given = request.query_params.get("lang")
+        if given is None and isinstance(body, dict) and isinstance(body.get("lang"), str):
+            given = body["lang"]
+        return pick_lang(given, self.lang)
+
+    def store_failure(self, exc: StoreError, lang: Lang) -> Event:
+        """A database that cannot be used, as the page shows it (the address without its
+        password)."""
+        key = "no_database" if exc.kind == "not_found" else f"store_{exc.kind}"
+        url = exc.url or self.coach.db.url
+        return {"error": f"store_{exc.kind}", "message": t(lang, key, url=url, path=url)}
 
     def token_page(self, scope: Scope) -> str:
         request = Request(scope)
@@ -316,6 +352,9 @@ class _Web:
                 result, provider=self.coach.provider, model=self.coach.model_name
             )
             queue.put_nowait({"type": "done", "turn": turn})
+        except StoreError as exc:
+            logger.error("turn failed in %s: %s", conversation_id, self._trace())
+            queue.put_nowait({"type": "error", **self.store_failure(exc, lang)})
         except Exception:  # noqa: BLE001 - any failure ends the stream with a safe message
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
             queue.put_nowait({"type": "error", "message": ui(lang, "server_error")})
@@ -463,6 +502,53 @@ def _pages(app: FastAPI, web: _Web) -> None:
         if body is None:
             return web.json({"error": "not_found"}, 404)
         return Response(body, media_type=STATIC_TYPES[name], headers={"cache-control": "no-cache"})
+
+
+def _errors(app: FastAPI, web: _Web) -> None:
+    """Requests that cannot be served: one JSON error in the request's language, never
+    pydantic's English, never the input echoed back."""
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        lang = web.request_lang(request, exc.body)
+        errors = exc.errors()
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return web.json({"error": "invalid_json", "message": ui(lang, "invalid_json")}, 400)
+        fields = sorted({_field_name(e.get("loc", ())) for e in errors})
+        message = ui(lang, "invalid_request").format(fields=", ".join(fields))
+        return web.json({"error": "invalid_request", "message": message, "fields": fields}, 422)
+
+    @app.exception_handler(StoreError)
+    async def store_failed(request: Request, exc: StoreError) -> Response:
+        logger.error("request failed: %s", web.redact(traceback.format_exc()))
+        lang = web.request_lang(request, await _json_body(request))
+        response = web.json(web.store_failure(exc, lang), 503)
+        if exc.kind == "locked":
+            response.headers["retry-after"] = "5"
+        return response
+
+
+async def _json_body(request: Request) -> object:
+    """The request's JSON body as the route read it (None if it has none, or not JSON)."""
+    if request.method in ("GET", "HEAD"):
+        return None
+    try:
+        return json.loads(await request.body())
+    except (ValueError, RuntimeError):
+        return None
+
+
+_KNOWN_FIELDS: Final = frozenset(
+    {*ChatRequest.model_fields, *ApprovalRequest.model_fields, "from", "to", "body"}
+)
+
+
+def _field_name(loc: Sequence[object]) -> str:
+    """A request field as the error names it: ours by name, anything else as ``?``."""
+    named = [str(part) for part in loc[1:] if isinstance(part, str)]
+    if not named:
+        return "body"  # the body as a whole (not an object, say)
+    return ".".join(named) if all(p in _KNOWN_FIELDS for p in named) else "?"
 
 
 def _api(app: FastAPI, web: _Web) -> None:

@@ -352,7 +352,7 @@
         const result = await postStream(url, { approved, lang: config.lang }, onEvent);
         if (result.status === 409 && result.body && result.body.error === "busy") addError(T.busy);
         else if (result.status === 409) status.textContent = T.already_decided;
-        else if (result.status !== 200) addError(T.server_error);
+        else if (result.status !== 200) addError(serverMessage(result));
       } catch (_) {
         addError(T.network_error);
       } finally {
@@ -363,6 +363,12 @@
     }
 
     // -- sending -------------------------------------------------------------------------
+
+    // the server's own words for a refused request (in the page's language), else ours
+    function serverMessage(result) {
+      const message = result.body && result.body.message;
+      return typeof message === "string" && message ? message : T.server_error;
+    }
 
     async function submit(text) {
       if (state.busy || !text.trim()) return;
@@ -383,7 +389,7 @@
           addError(T.busy);
         } else if (result.status !== 200) {
           clearThinking();
-          addError(T.server_error);
+          addError(serverMessage(result));
         }
       } catch (_) {
         addError(T.network_error);
