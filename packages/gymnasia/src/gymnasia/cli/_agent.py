@@ -269,7 +269,8 @@ def _confirm_loop(
         printer.end_line()
         pending = result.pending_confirmation
         args = json.dumps(pending.arguments, ensure_ascii=False)
-        answer = typer.confirm(f"\n  ¿{pending.tool}({args})? / approve?", default=False)
+        question = t(lang, "confirm_action", call=f"{pending.tool}({args})")
+        answer = typer.confirm(f"\n  {question}", default=False)
         coach.agent.decide(pending.conversation_id, pending.id, approved=answer)
         printer = live_printer()
         resumed = coach.agent.resume(pending.conversation_id, on_event=printer)
