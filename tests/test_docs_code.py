@@ -262,6 +262,7 @@ PUBLIC_MODULES = [
     "surefoot.ledger",
     "surefoot.journal",
     "surefoot.sql",
+    "surefoot.exceptions",
     "surefoot.diagnostics",
     "surefoot.executor",
     "surefoot.tracing",
