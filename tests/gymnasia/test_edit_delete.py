@@ -666,8 +666,15 @@ def gymnasia(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 
 
 def _one_line(run: Run, code: int = 2) -> str:
-    """The single ``gymnasia: ...`` line a refused command prints on stderr."""
+    """The single ``gymnasia: ...`` line a refused command prints on stderr (under ``--json``
+    the message of the one ``{"error", "message"}`` object on stdout, stderr empty)."""
     assert run.code == code, run
+    if run.out:
+        assert run.err == ""
+        assert run.out.count("\n") == 1
+        value = json.loads(run.out)
+        assert set(value) == {"error", "message"}
+        return f"gymnasia: {value['message']}"
     lines = [line for line in run.err.splitlines() if line.startswith("gymnasia: ")]
     assert len(lines) == 1, run.err
     assert "Traceback" not in run.err
