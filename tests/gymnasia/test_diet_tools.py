@@ -417,7 +417,7 @@ def test_missing_grams_is_reported(coach: Harness) -> None:
     error, _ = coach.error(
         "add_meal_food", {"date": DAY, "meal": "lunch", "food_id": "rolled_oats"}
     )
-    assert [(d.field, d.expected) for d in error.details] == [("grams", "a value (required)")]
+    assert [(d.field, d.expected) for d in error.details] == [("grams", "un valor (obligatorio)")]
 
 
 def test_failure_before_commit_saves_nothing(sqlite_url: str) -> None:

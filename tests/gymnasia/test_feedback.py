@@ -604,7 +604,11 @@ def test_slow_answer_is_unknown_then_reconciled_and_never_repeated(
         assert stopped["model_requests"] == 0  # after approval: the failure ended the turn
         assert stopped["stop_reason"] == "stop_turn"
         assert stopped["reply_author"] == "harness"
-        assert stopped["reply"].startswith("Gymnasia can't confirm whether the action finished.")
+        assert stopped["reply"].startswith("Gymnasia can't confirm whether the action finished,")
+        assert (
+            "Before asking again, check whether it was done: see 'gymnasia writes"
+            in (stopped["reply"])
+        )
         [call] = stopped["tool_calls"]
         assert (call["outcome"]["error"], call["outcome"]["recovery"]) == (
             "outcome_unknown",

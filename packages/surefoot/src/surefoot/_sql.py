@@ -257,22 +257,29 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
-        """A write transaction (``BEGIN IMMEDIATE`` on SQLite); commits on success."""
-        with self._lock, driver_errors(self.url):
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite); commits on success.
+
+        Its own driver calls (begin, each ``Tx.execute``, commit, rollback) fail as
+        ``StoreError``; whatever the body raises itself passes through unchanged (after the
+        rollback)."""
+        with self._lock:
             if self.dialect == "sqlite":
-                cursor = self._conn.cursor()
-                cursor.execute("BEGIN IMMEDIATE")
-                try:
-                    yield Tx(self, cursor)
-                    cursor.execute("COMMIT")
-                except BaseException:
-                    self._rollback(cursor)
-                    raise
+                yield from self._sqlite_transaction()
             else:
-                if self._reconnect is not None and self._conn.broken:
-                    self._conn = self._reconnect()
-                with self._conn.transaction(), self._conn.cursor() as cursor:
-                    yield Tx(self, cursor)
+                yield from self._postgres_transaction()
+
+    def _sqlite_transaction(self) -> Iterator[Tx]:
+        with driver_errors(self.url):
+            cursor = self._conn.cursor()
+            cursor.execute("BEGIN IMMEDIATE")
+        try:
+            yield Tx(self, cursor)
+            with driver_errors(self.url):
+                cursor.execute("COMMIT")
+        except BaseException:
+            with driver_errors(self.url):
+                self._rollback(cursor)
+            raise
 
     def _rollback(self, cursor: Any) -> None:
         """Roll back after a failure (in the body, or of ``COMMIT`` itself) unless SQLite
@@ -287,6 +294,27 @@ class Database:
         except sqlite3.Error:
             if self._conn.in_transaction:
                 raise
+
+    def _postgres_transaction(self) -> Iterator[Tx]:
+        with driver_errors(self.url):
+            if self._reconnect is not None and self._conn.broken:
+                self._conn = self._reconnect()
+            block = self._conn.transaction()
+            block.__enter__()
+        try:
+            with driver_errors(self.url):
+                cursor = self._conn.cursor()
+            try:
+                yield Tx(self, cursor)
+            finally:
+                with driver_errors(self.url):
+                    cursor.close()
+        except BaseException as exc:
+            with driver_errors(self.url):
+                block.__exit__(type(exc), exc, exc.__traceback__)  # rolls back
+            raise
+        with driver_errors(self.url):
+            block.__exit__(None, None, None)  # commits
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one statement in its own transaction and return its rows."""
