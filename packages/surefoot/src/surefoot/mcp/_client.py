@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, model_serializer
 from .._context import ToolContext
 from .._messages import ToolSpec
 from .._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, checked_data
-from .._texts import text
+from .._texts import Lang, text
 from .._tools import Tool, ToolSet
 from ._server import IDEMPOTENCY_KEY
 
@@ -77,15 +77,38 @@ class RemoteTool(Tool):
             effect=self.effect,
         )
 
-    def validate(self, arguments: dict[str, Any]) -> BaseModel | tuple[Detail, ...]:
-        """The arguments as sent, or where they break the server's schema."""
-        problems = _schema_problems(self.input_schema, arguments)
+    def validate(
+        self, arguments: dict[str, Any], lang: Lang = "en"
+    ) -> BaseModel | tuple[Detail, ...]:
+        """The arguments as sent, or where they break the server's schema (in ``lang``: the
+        schema library's English text only in English)."""
+        problems = _schema_problems(self.input_schema, arguments, lang)
         if problems:
             return problems
         return _Arguments(arguments=arguments)
 
 
-def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> tuple[Detail, ...]:
+# JSON Schema keywords, as the harness names what was wrong
+_KEYWORD_PROBLEMS: Final = {
+    "required": "arg_missing",
+    "additionalProperties": "arg_extra",
+    "enum": "arg_choice",
+    "const": "arg_choice",
+    "minimum": "arg_range",
+    "maximum": "arg_range",
+    "exclusiveMinimum": "arg_range",
+    "exclusiveMaximum": "arg_range",
+    "minLength": "arg_too_short",
+    "minItems": "arg_too_short",
+    "maxLength": "arg_too_long",
+    "maxItems": "arg_too_long",
+    "format": "arg_invalid",
+}
+
+
+def _schema_problems(
+    schema: dict[str, Any], arguments: dict[str, Any], lang: Lang = "en"
+) -> tuple[Detail, ...]:
     import jsonschema
 
     try:
@@ -97,7 +120,9 @@ def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> tuple
     return tuple(
         Detail(
             ".".join(str(part) for part in error.absolute_path) or "$",
-            error.message[:300],
+            error.message[:300]
+            if lang == "en"
+            else text(lang, _KEYWORD_PROBLEMS.get(str(error.validator), "arg_invalid")),
         )
         for error in validator.iter_errors(arguments)
     )
