@@ -355,7 +355,7 @@ def _entry_points(db: Database) -> list[tuple[str, Callable[[], object]]]:
     approval = Approval("a1", "c1", 1, "k2", "call1", "save", "fp", {"x": 1}, None)
 
     def append() -> None:
-        lease = journal.acquire("c1", seconds=0)  # free again at once, even if not released
+        lease = journal.acquire("c1", seconds=-1)  # free again at once, even if not released
         assert lease is not None
         try:
             journal.append("c1", UserMessage("hola"), lease=lease)
