@@ -1,0 +1,510 @@
+"""What every provider adapter promises, checked on all four the same way: each case runs the
+official SDK, through the adapter, against that provider's strict fake server on 127.0.0.1.
+
+Where the wire APIs differ (an ``is_error`` field beside the result, or only the envelope
+inside it; the names of usage counters), the case asserts the shared neutral result and the
+per-adapter files keep the exact wire bodies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import pytest
+
+from surefoot import (
+    Agent,
+    AssistantMessage,
+    CalendarDate,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    Ok,
+    Outcome,
+    ProviderConnectionError,
+    ProviderError,
+    Recovery,
+    ResponseDone,
+    StreamEvent,
+    TextDelta,
+    ToolError,
+    ToolSet,
+    UserMessage,
+    to_wire,
+)
+from surefoot.providers.anthropic import AnthropicModel
+from surefoot.providers.google_interactions import GoogleInteractionsModel
+from surefoot.providers.openai_chat import OpenAIChatModel
+from surefoot.providers.openai_responses import OpenAIResponsesModel
+from surefoot.testing import (
+    FakeAnthropicServer,
+    FakeGoogleInteractionsServer,
+    FakeOpenAIChatServer,
+    FakeOpenAIResponsesServer,
+    call,
+    turn,
+)
+from surefoot.testing._http import RecordedRequest, Reply, ScriptedHTTPServer
+
+T = TypeVar("T")
+
+SECRET = "upstream-detail-7f3a"
+"""Text the provider puts in its error bodies; it must never reach a ProviderError."""
+
+
+@dataclass(frozen=True, slots=True)
+class WireResult:
+    """One tool result as the adapter put it on the wire: the id of the call it answers, the
+    payload the model reads (decoded), and the error field beside it (None: the wire API has
+    no such field, the envelope inside the payload is the mark)."""
+
+    call_id: str
+    payload: Any
+    error_field: bool | None
+
+
+# -- the four adapters, and the little each one's wire needs -------------------------------
+
+
+def _anthropic_results(body: dict[str, Any]) -> list[WireResult]:
+    return [
+        WireResult(b["tool_use_id"], json.loads(b["content"]), b.get("is_error", False))
+        for m in body["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == "tool_result"
+    ]
+
+
+def _responses_results(body: dict[str, Any]) -> list[WireResult]:
+    return [
+        WireResult(i["call_id"], json.loads(i["output"]), None)
+        for i in body["input"]
+        if i.get("type") == "function_call_output"
+    ]
+
+
+def _google_results(body: dict[str, Any]) -> list[WireResult]:
+    return [
+        WireResult(s["call_id"], s["result"], s.get("is_error", False))
+        for s in body["input"]
+        if s.get("type") == "function_result"
+    ]
+
+
+def _chat_results(body: dict[str, Any]) -> list[WireResult]:
+    return [
+        WireResult(m["tool_call_id"], json.loads(m["content"]), None)
+        for m in body["messages"]
+        if m["role"] == "tool"
+    ]
+
+
+def _anthropic_error(status: int) -> Reply:
+    kind = "rate_limit_error" if status == 429 else "api_error"
+    reply = Reply.json(
+        status, {"type": "error", "error": {"type": kind, "message": SECRET}, "request_id": "r"}
+    )
+    reply.headers["x-should-retry"] = "false"
+    return reply
+
+
+def _openai_error(status: int) -> Reply:
+    kind = "rate_limit_exceeded" if status == 429 else "server_error"
+    return Reply.json(
+        status, {"error": {"message": SECRET, "type": kind, "param": None, "code": kind}}
+    )
+
+
+def _google_error(status: int) -> Reply:
+    state = "RESOURCE_EXHAUSTED" if status == 429 else "INTERNAL"
+    return Reply.json(status, {"error": {"code": status, "message": SECRET, "status": state}})
+
+
+@dataclass(frozen=True, slots=True)
+class Adapter:
+    """One adapter under the contract."""
+
+    provider: str
+    """The label its responses carry."""
+    fake: type[ScriptedHTTPServer]
+    make: Callable[[str], Model]
+    """The adapter talking to a fake server's base URL (SDK retries off)."""
+    results: Callable[[dict[str, Any]], list[WireResult]]
+    error_reply: Callable[[int], Reply]
+    """The provider's own error body for an HTTP status."""
+
+    def model(self, server: ScriptedHTTPServer) -> Model:
+        return self.make(server.base_url)
+
+
+ADAPTERS = {
+    "anthropic": Adapter(
+        "anthropic",
+        FakeAnthropicServer,
+        lambda url: AnthropicModel("claude-test", api_key="k", base_url=url, max_retries=0),
+        _anthropic_results,
+        _anthropic_error,
+    ),
+    "openai_responses": Adapter(
+        "openai",
+        FakeOpenAIResponsesServer,
+        lambda url: OpenAIResponsesModel(
+            "gpt-test", api_key="k", base_url=url + "/v1", max_retries=0
+        ),
+        _responses_results,
+        _openai_error,
+    ),
+    "google_interactions": Adapter(
+        "google",
+        FakeGoogleInteractionsServer,
+        lambda url: GoogleInteractionsModel(
+            "gemini-fake", api_key="k", base_url=url, max_retries=0
+        ),
+        _google_results,
+        _google_error,
+    ),
+    "openai_chat": Adapter(
+        "openai-chat",
+        FakeOpenAIChatServer,
+        lambda url: OpenAIChatModel("fake-chat", api_key="k", base_url=url + "/v1", max_retries=0),
+        _chat_results,
+        _openai_error,
+    ),
+}
+
+
+@pytest.fixture(params=sorted(ADAPTERS))
+def adapter(request: pytest.FixtureRequest) -> Adapter:
+    """Each contract case runs once per adapter."""
+    return ADAPTERS[request.param]
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def run(awaitable: Awaitable[T]) -> T:
+    """Run one coroutine to completion (each test owns its event loop)."""
+
+    async def main() -> T:
+        return await asyncio.wait_for(awaitable, timeout=60)
+
+    return asyncio.run(main())
+
+
+async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
+    """Every event of a stream."""
+    return [event async for event in events]
+
+
+def bodies(server: ScriptedHTTPServer) -> list[dict[str, Any]]:
+    """The request bodies the server accepted or refused, in order."""
+    return [r.body for r in server.requests]
+
+
+QUESTION = UserMessage("¿Cuánto pesaba el 2020-01-01 y el 2020-01-02?")
+WEIGHTS = {"2020-01-01": 76.0, "2020-01-03": 75.5}
+
+
+def measurement_tools(log: list[str]) -> ToolSet:
+    """``read_measurement``: two stored dates, ``not_found`` for any other."""
+    tools = ToolSet()
+
+    @tools.tool(effect="read")
+    def read_measurement(date: CalendarDate) -> dict[str, Any] | ToolError:
+        """Read the measurement saved for one calendar date."""
+        day = date.isoformat()
+        log.append(day)
+        if day in WEIGHTS:
+            return {"date": day, "weight_kg": WEIGHTS[day]}
+        return ToolError(
+            "not_found", f"No hay registro para el {day}.", Recovery.CHOOSE_ALTERNATIVE
+        )
+
+    return tools
+
+
+def read(date: str, call_id: str) -> Any:
+    """A scripted ``read_measurement`` call."""
+    return call("read_measurement", {"date": date}, call_id=call_id)
+
+
+def agent_turn(
+    adapter: Adapter, script: Sequence[AssistantMessage], *, stream: bool = False
+) -> tuple[Any, list[str], list[dict[str, Any]]]:
+    """One whole Agent turn on ``script``: its result, the tool log, the bodies sent."""
+    log: list[str] = []
+    with adapter.fake(script) as server:
+        agent = Agent(model=adapter.model(server), tools=measurement_tools(log), stream=stream)
+        result = run(agent.run_turn(QUESTION.text))
+        server.assert_consumed()
+        return result, log, bodies(server)
+
+
+def assert_result_on_wire(wire: WireResult, call_id: str, outcome: Outcome) -> None:
+    """The wire result answers ``call_id`` with exactly what the model must read, and an error
+    is marked (by the wire's own field where it has one, always by the envelope)."""
+    assert wire.call_id == call_id
+    assert wire.payload == to_wire(outcome)
+    failed = isinstance(outcome, ToolError)
+    assert wire.error_field in (None, failed)
+    if failed:
+        assert wire.payload["is_error"] is True
+    else:
+        assert "is_error" not in wire.payload
+
+
+# -- a plain reply --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_plain_text_reply(adapter: Adapter, stream: bool) -> None:
+    """A text answer comes back as one text part, ``end_turn``, stamped with the provider and
+    the model; the Agent ends the turn with it after one request."""
+    answer = "Hola, ñandú: «sin herramientas» 🏋️."
+    with adapter.fake([turn(answer)]) as server:
+        model = adapter.model(server)
+        agent = Agent(model=model, tools=measurement_tools([]), stream=stream)
+        result = run(agent.run_turn("Hola"))
+        server.assert_consumed()
+    assert (result.stop_reason, result.reply_author, result.reply) == ("completed", "model", answer)
+    assert result.model_requests == 1
+    (message,) = [m for m in agent.journal.load(result.conversation_id) if m.kind == "assistant"]
+    assert isinstance(message, AssistantMessage)
+    assert (message.text, message.tool_calls, message.finish) == (answer, (), "end_turn")
+    assert (message.provider, message.model) == (adapter.provider, model.model_name)
+
+
+# -- tool calls and their results -----------------------------------------------------------
+
+
+def test_tool_call_then_ok_result_is_a_continuation_the_server_accepts(adapter: Adapter) -> None:
+    """A call is parsed with its id and arguments, run once, and its Ok result goes back as
+    the data itself, unmarked, answering that call; the strict server takes the request."""
+    script = [turn(read("2020-01-01", "call_a1")), turn("Pesabas 76 kg.")]
+    result, log, sent = agent_turn(adapter, script)
+    assert (result.stop_reason, result.reply, result.model_requests) == (
+        "completed",
+        "Pesabas 76 kg.",
+        2,
+    )
+    assert log == ["2020-01-01"]
+    (record,) = result.calls
+    assert (record.call.call_id, record.call.arguments) == ("call_a1", {"date": "2020-01-01"})
+    assert record.outcome == Ok({"date": "2020-01-01", "weight_kg": 76.0})
+    assert adapter.results(sent[0]) == []
+    (wire,) = adapter.results(sent[1])
+    assert_result_on_wire(wire, "call_a1", record.outcome)
+
+
+def test_tool_error_result_carries_the_error_mark(adapter: Adapter) -> None:
+    """A ``ToolError`` goes back as the error envelope (code, message, recovery) with the
+    error mark, and the model's next answer is accepted."""
+    script = [turn(read("2020-01-02", "call_e1")), turn("No hay registro ese día.")]
+    result, _, sent = agent_turn(adapter, script)
+    assert result.stop_reason == "completed"
+    (record,) = result.calls
+    assert isinstance(record.outcome, ToolError)
+    assert record.outcome.code == "not_found"
+    (wire,) = adapter.results(sent[1])
+    assert_result_on_wire(wire, "call_e1", record.outcome)
+    assert wire.payload["error"] == "not_found"
+    assert wire.payload["message"] == "No hay registro para el 2020-01-02."
+    assert wire.payload["recovery"] == "choose_alternative"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_parallel_calls_and_their_results_keep_their_order(adapter: Adapter, stream: bool) -> None:
+    """Three calls in one response are parsed in order, run in order, and their results
+    (an error between two successes) go back in that order, each to its own call."""
+    dates = ["2020-01-03", "2020-01-02", "2020-01-01"]
+    ids = ["call_p1", "call_p2", "call_p3"]
+    script = [
+        turn("Miro tres días. ", *(read(d, i) for d, i in zip(dates, ids, strict=True))),
+        turn("Listo."),
+    ]
+    result, log, sent = agent_turn(adapter, script, stream=stream)
+    assert result.stop_reason == "completed"
+    assert log == dates
+    assert [r.call.call_id for r in result.calls] == ids
+    assert [type(r.outcome) for r in result.calls] == [Ok, ToolError, Ok]
+    wires = adapter.results(sent[1])
+    assert len(wires) == 3
+    for wire, record in zip(wires, result.calls, strict=True):
+        assert_result_on_wire(wire, record.call.call_id, record.outcome)
+
+
+# -- how a response ended -------------------------------------------------------------------
+
+FINISHES: dict[str, AssistantMessage] = {
+    "end_turn": turn("Hecho."),
+    "tool_use": turn(read("2020-01-01", "call_f1")),
+    "max_tokens": turn("Te cuento que el peso", finish="max_tokens"),
+}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+@pytest.mark.parametrize("finish", sorted(FINISHES))
+def test_stop_reason_maps_to_the_neutral_finish(
+    adapter: Adapter, finish: str, stream: bool
+) -> None:
+    """The provider's own stop reason (``stop``/``length``, ``incomplete``, ...) becomes the
+    neutral finish reason, streamed or not."""
+    with adapter.fake([FINISHES[finish]]) as server:
+        response = request_or_stream(adapter.model(server), stream)
+    assert response.message.finish == finish
+    assert response.message.text == FINISHES[finish].text
+    assert [c.arguments for c in response.message.tool_calls] == [
+        c.arguments for c in FINISHES[finish].tool_calls
+    ]
+
+
+def test_max_tokens_ends_the_turn_without_running_the_cut_call(adapter: Adapter) -> None:
+    """A response cut by the token limit in the middle of a call: the call is never run and
+    the turn ends as ``max_tokens``, told by the harness."""
+    cut = turn("Guardo ", read("2020-01-01", "call_m1"), finish="max_tokens")
+    result, log, _ = agent_turn(adapter, [cut])
+    assert (result.stop_reason, result.reply_author) == ("max_tokens", "harness")
+    assert log == []
+    assert [(r.executed, r.outcome.code) for r in result.calls] == [(False, "not_executed")]
+
+
+# -- provider failures ----------------------------------------------------------------------
+
+
+class _Failing:
+    """Wraps a fake server class: the first request gets ``status`` in the provider's own
+    error body; later ones are served by the strict fake as usual."""
+
+    def __init__(self, adapter: Adapter, status: int, turns: Sequence[AssistantMessage]) -> None:
+        adapter_reply = adapter.error_reply
+        base = adapter.fake
+
+        class Failing(base):  # type: ignore[misc, valid-type]
+            failed = False
+
+            def handle(self, request: RecordedRequest) -> Reply:
+                if not self.failed:
+                    self.failed = True
+                    return adapter_reply(status)
+                return super().handle(request)
+
+        self.server = Failing(turns)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+@pytest.mark.parametrize(
+    ("status", "kind"), [(429, "rate_limit"), (500, "server"), (502, "server")]
+)
+def test_http_failure_is_a_provider_error_of_its_kind(
+    adapter: Adapter, status: int, kind: str, stream: bool
+) -> None:
+    """An HTTP 429 is ``rate_limit`` and a 5xx ``server``, with the status and the provider,
+    and none of the provider's own text; the next request goes through."""
+    with _Failing(adapter, status, [turn("Ya estoy.")]).server as server:
+        model = adapter.model(server)
+        with pytest.raises(ProviderError) as caught:
+            request_or_stream(model, stream)
+        again = request_or_stream(model, stream)
+    error = caught.value
+    assert not isinstance(error, ProviderConnectionError)
+    assert (error.kind, error.status, error.provider) == (kind, status, adapter.provider)
+    assert SECRET not in str(error)
+    assert SECRET not in error.safe_message
+    assert again.message.text == "Ya estoy."
+
+
+def test_rate_limit_ends_the_agent_turn_as_a_provider_error(adapter: Adapter) -> None:
+    """Inside a turn the same 429 ends it as ``provider_error``, said by the harness, with the
+    error attached; nothing is run."""
+    log: list[str] = []
+    with _Failing(adapter, 429, [turn("nunca")]).server as server:
+        agent = Agent(model=adapter.model(server), tools=measurement_tools(log))
+        result = run(agent.run_turn(QUESTION.text))
+    assert (result.stop_reason, result.reply_author) == ("provider_error", "harness")
+    assert result.provider_error is not None
+    assert result.provider_error.kind == "rate_limit"
+    assert SECRET not in result.reply
+    assert log == []
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_refused_connection_is_a_connection_error(adapter: Adapter, stream: bool) -> None:
+    """Nothing listening on the port: ``ProviderConnectionError`` of kind ``connection``."""
+    with adapter.fake([]) as server:
+        url = server.base_url
+    model = adapter.make(url)
+    with pytest.raises(ProviderConnectionError) as caught:
+        request_or_stream(model, stream)
+    assert (caught.value.kind, caught.value.status) == ("connection", None)
+    assert caught.value.provider == adapter.provider
+
+
+# -- streaming and usage --------------------------------------------------------------------
+
+RICH = turn(
+    "Miro tus datos, ñandú 🏋️ — «paso a paso».\nLínea dos. ",
+    read("2020-01-01", "call_s1"),
+    call(
+        "create_routine",
+        {"name": "Fuerza", "exercises": [{"id": "sq", "series": [{"reps": 5}, {"reps": 3}]}]},
+        call_id="call_s2",
+    ),
+)
+
+
+def request_or_stream(model: Model, stream: bool) -> ModelResponse:
+    """The response to one question, asked as JSON or as a stream (its final response)."""
+    request = ModelRequest([QUESTION])
+    if not stream:
+        return run(model.request(request))
+    events = run(collect(model.stream(request)))
+    assert isinstance(events[-1], ResponseDone)
+    return events[-1].response
+
+
+def test_stream_gives_the_same_response_as_json(adapter: Adapter) -> None:
+    """The stream's final response equals the JSON one (text, calls, arguments, finish,
+    usage), and its text deltas add up to the text."""
+    with adapter.fake([RICH]) as server:
+        whole = run(adapter.model(server).request(ModelRequest([QUESTION])))
+    with adapter.fake([RICH]) as server:
+        events = run(collect(adapter.model(server).stream(ModelRequest([QUESTION]))))
+    final = events[-1]
+    assert isinstance(final, ResponseDone)
+    assert all(isinstance(e, TextDelta) for e in events[:-1])
+    assert final.response == whole
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == RICH.text
+    assert [(c.call_id, c.name, c.arguments) for c in whole.message.tool_calls] == [
+        (c.call_id, c.name, c.arguments) for c in RICH.tool_calls
+    ]
+    assert whole.message.finish == "tool_use"
+
+
+COUNTED = ("input_tokens", "output_tokens")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_usage_is_counted(adapter: Adapter, stream: bool) -> None:
+    """Every response reports its input and output tokens as positive integers (a provider may
+    add counters of its own), and a longer transcript reports more input tokens."""
+    with adapter.fake([turn("Uno."), turn("Dos.")]) as server:
+        model = adapter.model(server)
+        first = request_or_stream(model, stream)
+        longer = ModelRequest([QUESTION, first.message, UserMessage("¿Y ahora? " * 40)])
+        if stream:
+            events = run(collect(model.stream(longer)))
+            assert isinstance(events[-1], ResponseDone)
+            second = events[-1].response
+        else:
+            second = run(model.request(longer))
+    for response in (first, second):
+        usage = response.usage
+        assert all(type(usage[key]) is int and usage[key] > 0 for key in COUNTED)
+        if "total_tokens" in usage:  # OpenAI Responses reports the sum too
+            assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+    assert second.usage["input_tokens"] > first.usage["input_tokens"]
