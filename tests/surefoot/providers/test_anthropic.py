@@ -21,7 +21,6 @@ from surefoot import (
     ModelRequest,
     ModelResponse,
     Ok,
-    ProviderConnectionError,
     ProviderError,
     Recovery,
     ToolError,
@@ -746,18 +745,6 @@ def test_missing_key_is_auth_without_a_request(monkeypatch: pytest.MonkeyPatch) 
             run(AnthropicModel(MODEL, base_url=server.base_url).request(ModelRequest([])))
         assert server.requests == []
     assert caught.value.kind == "auth"
-
-
-def test_unreachable_server_is_a_connection_error() -> None:
-    """A closed port is a ``ProviderConnectionError``, for requests and streams alike."""
-    with FakeAnthropicServer([]) as server:
-        url = server.base_url
-    model = AnthropicModel(MODEL, api_key="k", base_url=url, timeout=2, max_retries=0)
-    with pytest.raises(ProviderConnectionError) as caught:
-        run(model.request(ModelRequest([UserMessage("hola")])))
-    assert caught.value.kind == "connection"
-    with pytest.raises(ProviderConnectionError):
-        run(collect(model.stream(ModelRequest([UserMessage("hola")]))))
 
 
 # -- malformed responses (property-based) --------------------------------------------------

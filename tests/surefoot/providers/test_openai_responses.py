@@ -21,7 +21,6 @@ from surefoot import (
     ModelRequest,
     ModelResponse,
     Ok,
-    ProviderConnectionError,
     ProviderError,
     Recovery,
     ToolError,
@@ -1060,18 +1059,6 @@ def test_missing_key_is_auth_without_a_request(monkeypatch: pytest.MonkeyPatch) 
             run(model.request(ModelRequest([UserMessage("hola")])))
         assert server.requests == []
     assert caught.value.kind == "auth"
-
-
-def test_unreachable_server_is_a_connection_error() -> None:
-    """A closed port is a ``ProviderConnectionError``, for requests and streams alike."""
-    with FakeOpenAIResponsesServer([]) as server:
-        url = server.base_url
-    model = OpenAIResponsesModel(MODEL, api_key="k", base_url=url + "/v1", timeout=2, max_retries=0)
-    with pytest.raises(ProviderConnectionError) as caught:
-        run(model.request(ModelRequest([UserMessage("hola")])))
-    assert caught.value.kind == "connection"
-    with pytest.raises(ProviderConnectionError):
-        run(collect(model.stream(ModelRequest([UserMessage("hola")]))))
 
 
 # -- malformed responses (property-based) --------------------------------------------------
