@@ -613,11 +613,12 @@ def _response(data: object, model: str) -> ModelResponse:
 
 
 def _sdk_errors() -> tuple[type[Exception], ...]:
-    """The exceptions ``_translate`` handles: the SDK's, and its HTTP library's transport
-    errors (in case one escapes the SDK while a stream is being read)."""
+    """The exceptions ``_translate`` handles: the SDK's, its HTTP library's transport errors
+    (in case one escapes the SDK while a stream is being read), and the ``JSONDecodeError``
+    the SDK lets escape for a stream event whose data is not JSON."""
     import openai
 
-    return (openai.OpenAIError, *http_errors("TransportError"))
+    return (openai.OpenAIError, json.JSONDecodeError, *http_errors("TransportError"))
 
 
 def _translate(exc: Exception) -> ProviderError:
@@ -641,6 +642,8 @@ def _translate(exc: Exception) -> ProviderError:
         return _failure(exc.code)
     if isinstance(exc, openai.OpenAIError):
         return credentials_error(PROVIDER, "the OpenAI client could not be set up (credentials)")
+    if isinstance(exc, json.JSONDecodeError):
+        return _bad("the API's answer could not be read")
     return connection_error(PROVIDER, "the connection broke while the response was being read")
 
 
