@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -48,7 +51,7 @@ from surefoot.testing import (
     call,
     turn,
 )
-from surefoot.testing._http import RecordedRequest, Reply, ScriptedHTTPServer
+from surefoot.testing._http import FakeHTTPServer, RecordedRequest, Reply, ScriptedHTTPServer
 
 T = TypeVar("T")
 
@@ -132,46 +135,56 @@ class Adapter:
     provider: str
     """The label its responses carry."""
     fake: type[ScriptedHTTPServer]
-    make: Callable[[str], Model]
-    """The adapter talking to a fake server's base URL (SDK retries off)."""
+    make: Callable[[str, float], Model]
+    """The adapter talking to a fake server's base URL with a timeout (SDK retries off)."""
+    sdk: str
+    """The SDK module it imports, only when first asked for a response."""
     results: Callable[[dict[str, Any]], list[WireResult]]
     error_reply: Callable[[int], Reply]
     """The provider's own error body for an HTTP status."""
 
-    def model(self, server: ScriptedHTTPServer) -> Model:
-        return self.make(server.base_url)
+    def model(self, server: FakeHTTPServer, *, timeout: float = 10.0) -> Model:
+        return self.make(server.base_url, timeout)
 
 
 ADAPTERS = {
     "anthropic": Adapter(
         "anthropic",
         FakeAnthropicServer,
-        lambda url: AnthropicModel("claude-test", api_key="k", base_url=url, max_retries=0),
+        lambda url, timeout: AnthropicModel(
+            "claude-test", api_key="k", base_url=url, timeout=timeout, max_retries=0
+        ),
+        "anthropic",
         _anthropic_results,
         _anthropic_error,
     ),
     "openai_responses": Adapter(
         "openai",
         FakeOpenAIResponsesServer,
-        lambda url: OpenAIResponsesModel(
-            "gpt-test", api_key="k", base_url=url + "/v1", max_retries=0
+        lambda url, timeout: OpenAIResponsesModel(
+            "gpt-test", api_key="k", base_url=url + "/v1", timeout=timeout, max_retries=0
         ),
+        "openai",
         _responses_results,
         _openai_error,
     ),
     "google_interactions": Adapter(
         "google",
         FakeGoogleInteractionsServer,
-        lambda url: GoogleInteractionsModel(
-            "gemini-fake", api_key="k", base_url=url, max_retries=0
+        lambda url, timeout: GoogleInteractionsModel(
+            "gemini-fake", api_key="k", base_url=url, timeout=timeout, max_retries=0
         ),
+        "google.genai",
         _google_results,
         _google_error,
     ),
     "openai_chat": Adapter(
         "openai-chat",
         FakeOpenAIChatServer,
-        lambda url: OpenAIChatModel("fake-chat", api_key="k", base_url=url + "/v1", max_retries=0),
+        lambda url, timeout: OpenAIChatModel(
+            "fake-chat", api_key="k", base_url=url + "/v1", timeout=timeout, max_retries=0
+        ),
+        "openai",
         _chat_results,
         _openai_error,
     ),
@@ -437,11 +450,68 @@ def test_refused_connection_is_a_connection_error(adapter: Adapter, stream: bool
     """Nothing listening on the port: ``ProviderConnectionError`` of kind ``connection``."""
     with adapter.fake([]) as server:
         url = server.base_url
-    model = adapter.make(url)
+    model = adapter.make(url, 10.0)
     with pytest.raises(ProviderConnectionError) as caught:
         request_or_stream(model, stream)
     assert (caught.value.kind, caught.value.status) == ("connection", None)
     assert caught.value.provider == adapter.provider
+
+
+class _Slow(FakeHTTPServer):
+    """Answers only after a second."""
+
+    def handle(self, request: RecordedRequest) -> Reply:
+        time.sleep(1.0)
+        return Reply.json(500, {"error": {"message": "too late"}})
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_timeout_is_a_connection_error(adapter: Adapter, stream: bool) -> None:
+    """A server slower than the model's timeout: ``ProviderConnectionError`` saying so."""
+    with _Slow() as server:
+        model = adapter.model(server, timeout=0.2)
+        with pytest.raises(ProviderConnectionError) as caught:
+            request_or_stream(model, stream)
+    assert (caught.value.kind, caught.value.provider) == ("connection", adapter.provider)
+    assert "timed out" in caught.value.safe_message
+
+
+class _Unreadable(FakeHTTPServer):
+    """Answers 200 with a body that is not the API's: HTML for JSON, or broken SSE."""
+
+    def handle(self, request: RecordedRequest) -> Reply:
+        if isinstance(request.body, dict) and request.body.get("stream") is True:
+            return Reply.sse([b"data: {not json\n\n", b"data: [1, 2]\n\n"])
+        return Reply(200, b"<html>maintenance</html>", {"content-type": "application/json"})
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_an_unreadable_answer_is_a_bad_response(adapter: Adapter, stream: bool) -> None:
+    """A 200 whose body cannot be read as the API's answer is ``bad_response``, never a
+    crash and never a turn."""
+    with _Unreadable() as server, pytest.raises(ProviderError) as caught:
+        request_or_stream(adapter.model(server), stream)
+    assert (caught.value.kind, caught.value.provider) == ("bad_response", adapter.provider)
+    assert "maintenance" not in str(caught.value)
+
+
+def test_a_model_serves_one_event_loop_after_another(adapter: Adapter) -> None:
+    """Two ``asyncio.run`` calls on one model each get a working client."""
+    with adapter.fake([turn("uno"), turn("dos")]) as server:
+        model = adapter.model(server)
+        texts = [request_or_stream(model, stream).message.text for stream in (False, True)]
+    assert texts == ["uno", "dos"]
+
+
+def test_importing_the_adapter_does_not_import_its_sdk(adapter: Adapter) -> None:
+    """``import surefoot`` and its adapters stay fast: the SDK loads on first use only."""
+    with adapter.fake([]) as server:
+        module = type(adapter.model(server)).__module__
+    code = (
+        f"import sys, surefoot, {module}, surefoot.testing;"
+        f"assert {adapter.sdk!r} not in sys.modules, sorted(sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 # -- streaming and usage --------------------------------------------------------------------
