@@ -671,6 +671,120 @@ BAD_BODIES: dict[str, tuple[dict[str, Any], str]] = {
         {"model": MODEL, "max_tokens": 5, "messages": [{"role": "user", "content": " "}]},
         "text content blocks must contain non-whitespace text",
     ),
+    "not_an_object": ([QUESTION_ONLY], "The request body is not valid JSON."),  # type: ignore[dict-item]
+    "extra_top_level": (
+        {"model": MODEL, "max_tokens": 5, "messages": QUESTION_ONLY, "n": 2},
+        "n: Extra inputs are not permitted",
+    ),
+    "empty_model": (
+        {"model": "", "max_tokens": 5, "messages": QUESTION_ONLY},
+        "model: Input should be a valid string",
+    ),
+    "zero_max_tokens": (
+        {"model": MODEL, "max_tokens": 0, "messages": QUESTION_ONLY},
+        "max_tokens: Input should be greater than or equal to 1",
+    ),
+    "no_messages": (
+        {"model": MODEL, "max_tokens": 5, "messages": []},
+        "messages: at least one message is required",
+    ),
+    "tools_not_a_list": (
+        {"model": MODEL, "max_tokens": 5, "messages": QUESTION_ONLY, "tools": {}},
+        "tools: Input should be a valid list",
+    ),
+    "tool_name_pattern": (
+        {**raw_body(result("toolu_01A")), "tools": [{**WIRE_TOOL, "name": "read.measurement"}]},
+        "tools.0.custom.name: String should match pattern",
+    ),
+    "tool_schema_not_an_object": (
+        {**raw_body(result("toolu_01A")), "tools": [{**WIRE_TOOL, "input_schema": {}}]},
+        "tools.0.custom.input_schema.type: Input should be 'object'",
+    ),
+    "role": (
+        {"model": MODEL, "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]},
+        "messages.0.role: Input should be 'user' or 'assistant'",
+    ),
+    "content_not_text_or_list": (
+        {"model": MODEL, "max_tokens": 5, "messages": [{"role": "user", "content": 5}]},
+        "messages.0.content: Input should be a valid string or list",
+    ),
+    "empty_content": (
+        {"model": MODEL, "max_tokens": 5, "messages": [{"role": "user", "content": []}]},
+        "messages.0: all messages must have non-empty content",
+    ),
+    "block_type": (
+        {
+            "model": MODEL,
+            "max_tokens": 5,
+            "messages": [{"role": "user", "content": [{"type": "tool_use", "id": "x"}]}],
+        },
+        "Input tag 'tool_use' found using 'type' does not match any of the expected tags",
+    ),
+    "extra_block_key": (
+        {
+            "model": MODEL,
+            "max_tokens": 5,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "x", "y": 1}]}],
+        },
+        "messages.0.content.0.text.y: Extra inputs are not permitted",
+    ),
+    "thinking_without_signature": (
+        {
+            **raw_body(result("toolu_01A")),
+            "messages": [
+                *QUESTION_ONLY,
+                {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}]},
+            ],
+        },
+        "messages.1.content.0.thinking.signature: Field required",
+    ),
+    "duplicate_tool_use_ids": (
+        {
+            **raw_body({}),
+            "messages": [
+                *raw_body(result("toolu_01A"))["messages"],
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_01A", "name": "read", "input": {}}
+                    ],
+                },
+                {"role": "user", "content": [result("toolu_01A")]},
+            ],
+        },
+        "messages.3.content.0: `tool_use` ids must be unique",
+    ),
+    "tool_use_without_name": (
+        {
+            **raw_body({}),
+            "messages": [
+                *QUESTION_ONLY,
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "input": {}}]},
+            ],
+        },
+        "messages.1.content.0.tool_use.name: Field required",
+    ),
+    "tool_use_input_not_an_object": (
+        {
+            **raw_body({}),
+            "messages": [
+                *QUESTION_ONLY,
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t1", "name": "r", "input": "{}"}],
+                },
+            ],
+        },
+        "messages.1.content.0.tool_use.input: Input should be a valid dictionary",
+    ),
+    "result_content_not_text_or_list": (
+        raw_body(result("toolu_01A", 5)),  # type: ignore[arg-type]
+        "tool_result.content: Input should be a valid string or list",
+    ),
+    "is_error_not_a_boolean": (
+        raw_body(result("toolu_01A", "x", is_error="yes")),
+        "tool_result.is_error: Input should be a valid boolean",
+    ),
 }
 
 

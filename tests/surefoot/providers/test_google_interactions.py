@@ -889,3 +889,64 @@ def test_stream_assembly_never_crashes(events: list[Any]) -> None:
     except ProviderError as exc:
         error = exc
     assert error is None or error.kind in ("bad_response", "server")
+
+
+# -- what the fake refuses, as the real API does ---------------------------------------------
+
+CALL_STEP_2 = {**CALL_STEP, "id": "call_b"}
+RESULT_A = {"type": "function_result", "call_id": "call_a", "name": "read_measurement"}
+REFUSED_BODIES: dict[str, tuple[Any, str]] = {
+    "not_an_object": ([], "a model is required"),
+    "no_model": ({"input": "hola"}, "a model is required"),
+    "steps_not_objects": ({"model": "m", "input": ["hola"]}, "expected a list of steps"),
+    "call_without_id": (
+        {"model": "m", "input": [USER_STEP, {**CALL_STEP, "id": ""}]},
+        "input[1].id: a function_call needs an id.",
+    ),
+    "duplicate_call_id": (
+        {"model": "m", "input": [USER_STEP, CALL_STEP, CALL_STEP]},
+        "input[2].id: duplicate function_call id 'call_a'.",
+    ),
+    "call_without_arguments_object": (
+        {"model": "m", "input": [USER_STEP, {**CALL_STEP, "arguments": "{}"}]},
+        "input[1]: a function_call needs a name and an arguments object.",
+    ),
+    "is_error_not_a_boolean": (
+        {"model": "m", "input": [USER_STEP, CALL_STEP, {**RESULT_A, "result": {}, "is_error": 1}]},
+        "input[2].is_error: must be a boolean.",
+    ),
+    "user_input_before_the_result": (
+        {"model": "m", "input": [USER_STEP, CALL_STEP, CALL_STEP_2, USER_STEP]},
+        "function_call 'call_a' has no matching function_result.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_BODIES))
+def test_fake_refuses_what_the_api_refuses(case: str) -> None:
+    """Each malformed body gets Google's 400 with the problem named; no turn is used."""
+    import httpx
+
+    body, problem = REFUSED_BODIES[case]
+    with FakeGoogleInteractionsServer([turn("no")]) as server:
+        reply = httpx.post(f"{server.base_url}/v1beta/interactions", json=body, timeout=5)
+        assert server.remaining == 1
+    assert reply.status_code == 400
+    assert reply.json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert problem in reply.json()["error"]["message"]
+
+
+def test_fake_accepts_plain_text_input_and_answers_404_elsewhere() -> None:
+    """``input`` may be a plain string; any other path is Google's 404."""
+    import httpx
+
+    with FakeGoogleInteractionsServer([turn("Hola.")]) as server:
+        ok = httpx.post(
+            f"{server.base_url}/v1beta/interactions",
+            json={"model": "m", "input": "hola"},
+            timeout=5,
+        )
+        missing = httpx.get(f"{server.base_url}/v1beta/models", timeout=5)
+    assert ok.status_code == 200
+    assert ok.json()["steps"][0]["content"][0]["text"] == "Hola."
+    assert (missing.status_code, missing.json()["error"]["status"]) == (404, "NOT_FOUND")

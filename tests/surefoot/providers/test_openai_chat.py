@@ -816,3 +816,67 @@ def test_stream_assembly_never_crashes(chunks: list[Any]) -> None:
     except ProviderError as exc:
         error = exc
     assert error is None or error.kind == "bad_response"
+
+
+# -- what the fake refuses, as OpenAI does ---------------------------------------------------
+
+
+def _assistant_calls(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
+def _wire_call(call_id: Any = "call_a", arguments: Any = "{}") -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "read_measurement", "arguments": arguments},
+    }
+
+
+QUESTION_WIRE = {"role": "user", "content": USER.text}
+REFUSED_BODIES: dict[str, tuple[Any, str]] = {
+    "no_model": ({"messages": [QUESTION_WIRE]}, "you must provide a model parameter"),
+    "no_messages": ({"model": MODEL, "messages": []}, "'messages' must be a non-empty array."),
+    "messages_not_objects": ({"model": MODEL, "messages": ["hola"]}, "expected objects"),
+    "role": (
+        {"model": MODEL, "messages": [{"role": "function", "content": "x"}]},
+        "Invalid value: 'function'. Supported roles",
+    ),
+    "arguments_not_text": (
+        {"model": MODEL, "messages": [QUESTION_WIRE, _assistant_calls(_wire_call(arguments={}))]},
+        "function.arguments must be a string",
+    ),
+    "call_without_id": (
+        {"model": MODEL, "messages": [QUESTION_WIRE, _assistant_calls(_wire_call(call_id=""))]},
+        "Missing required parameter: 'id'.",
+    ),
+    "call_id_too_long": (
+        {"model": MODEL, "messages": [QUESTION_WIRE, _assistant_calls(_wire_call("c" * 41))]},
+        "Invalid 'id': string too long. Expected at most 40.",
+    ),
+    "tool_content_not_text": (
+        {
+            "model": MODEL,
+            "messages": [
+                QUESTION_WIRE,
+                _assistant_calls(_wire_call()),
+                {"role": "tool", "tool_call_id": "call_a", "content": 5},
+            ],
+        },
+        "Invalid type for 'content': expected a string.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_BODIES))
+def test_fake_refuses_what_openai_refuses(case: str) -> None:
+    """Each malformed body gets OpenAI's 400 error JSON naming the problem; no turn is used."""
+    import httpx
+
+    body, problem = REFUSED_BODIES[case]
+    with FakeOpenAIChatServer([turn("no")]) as server:
+        reply = httpx.post(f"{server.base_url}/v1/chat/completions", json=body, timeout=5)
+        assert server.remaining == 1
+    assert reply.status_code == 400
+    assert set(reply.json()["error"]) == {"message", "type", "param", "code"}
+    assert problem in reply.json()["error"]["message"]

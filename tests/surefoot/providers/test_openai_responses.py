@@ -963,6 +963,47 @@ BAD_BODIES: dict[str, tuple[dict[str, Any], str]] = {
         ),
         "Missing required parameter: 'input[1].content[0].logprobs'.",
     ),
+    "not_an_object": ([QUESTION], "We could not parse the JSON body of your request."),  # type: ignore[dict-item]
+    "missing_model": (
+        {k: v for k, v in raw_body().items() if k != "model"},
+        "Missing required parameter: 'model'.",
+    ),
+    "input_not_a_list": (raw_body() | {"input": {"role": "user"}}, "Invalid type for 'input'."),
+    "tools_not_a_list": (raw_body(tools={}), "Invalid type for 'tools'."),
+    "tool_type": (
+        raw_body(tools=[{"type": "web_search"}]),
+        "Invalid value for 'tools[0].type'.",
+    ),
+    "tool_without_name": (
+        raw_body(tools=[{"type": "function", "parameters": {}, "strict": False}]),
+        "Missing required parameter: 'tools[0].name'.",
+    ),
+    "item_not_an_object": (raw_body("hola"), "Invalid type for 'input[1]'."),  # type: ignore[arg-type]
+    "item_type": (raw_body({"type": "file_search_call"}), "Invalid value: 'file_search_call'."),
+    "role": (
+        raw_body({"type": "message", "role": "tool", "content": "x"}),
+        "Invalid value: 'tool'.",
+    ),
+    "content_not_text_or_list": (
+        raw_body({"type": "message", "role": "user", "content": 5}),
+        "Invalid type for 'input[1].content'.",
+    ),
+    "user_part_type": (
+        raw_body({"type": "message", "role": "user", "content": [{"type": "output_text"}]}),
+        "Invalid value: 'output_text'. Supported values are: 'input_text'.",
+    ),
+    "part_without_text": (
+        raw_body({"type": "message", "role": "user", "content": [{"type": "input_text"}]}),
+        "Missing required parameter: 'input[1].content[0].text'.",
+    ),
+    "call_without_call_id": (
+        raw_body({"type": "function_call", "name": "f", "arguments": "{}"}),
+        "Missing required parameter: 'input[1].call_id'.",
+    ),
+    "output_not_text": (
+        raw_body(function_call("call_1"), function_output("call_1", output=5)),
+        "Missing required parameter: 'input[2].output'.",
+    ),
 }
 
 
