@@ -1069,3 +1069,98 @@ def test_a_block_type_that_is_not_a_string_is_a_bad_response(odd_type: object) -
     with pytest.raises(ProviderError) as caught:
         parse_response({"content": [{"type": odd_type}]})
     assert caught.value.kind == "bad_response"
+
+
+# -- stream events the assembler must refuse or tolerate -------------------------------------
+
+START = {"type": "message_start", "message": {"id": "msg_1", "content": [], "usage": {}}}
+
+
+def assembled(*events: dict[str, Any]) -> dict[str, Any]:
+    """The message a stream of ``events`` (after ``message_start``) assembles to."""
+    state = _MessageStream()
+    for event in (START, *events, {"type": "message_stop"}):
+        state.feed(event)
+    return state.result()
+
+
+@pytest.mark.parametrize(
+    ("events", "problem"),
+    [
+        ([{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"}}], "never"),
+        ([{"type": "content_block_start", "index": "0", "content_block": {}}], "block index"),
+        (
+            [
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": 5},
+                },
+            ],
+            "text is not text",
+        ),
+    ],
+    ids=["delta_before_start", "index_not_int", "text_not_text"],
+)
+def test_a_malformed_stream_event_is_a_bad_response(
+    events: list[dict[str, Any]], problem: str
+) -> None:
+    with pytest.raises(ProviderError) as caught:
+        assembled(*events)
+    assert caught.value.kind == "bad_response"
+    assert problem in caught.value.safe_message
+
+
+def test_message_delta_before_message_start_is_a_bad_response() -> None:
+    with pytest.raises(ProviderError) as caught:
+        _MessageStream().feed({"type": "message_delta", "delta": {"stop_reason": "end_turn"}})
+    assert "before message_start" in caught.value.safe_message
+
+
+def test_citations_unknown_deltas_and_unclosed_calls_are_assembled() -> None:
+    """Citations are kept on their text block, delta types added later are ignored, a call
+    whose block never closed still gets its arguments, and a message_delta without a delta
+    or usage object changes nothing."""
+    message = assembled(
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Sí"}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "citations_delta", "citation": {"cited_text": "x"}},
+        },
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "future_delta"}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'},
+        },
+        {"type": "message_delta", "delta": None, "usage": None},
+    )
+    assert message["content"] == [
+        {"type": "text", "text": "Sí", "citations": [{"cited_text": "x"}]},
+        {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"a": 1}},
+    ]
+    assert message["usage"] == {}
+
+
+@pytest.mark.parametrize(
+    ("block", "problem"),
+    [
+        ({"type": "text", "text": None}, "a text block has no text"),
+        ({"type": "tool_use", "id": "toolu_1", "input": {}}, "a tool_use block has no name"),
+    ],
+)
+def test_a_block_missing_what_it_needs_is_a_bad_response(
+    block: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ProviderError) as caught:
+        parse_response({"content": [block], "stop_reason": "end_turn"})
+    assert (caught.value.kind, caught.value.safe_message) == ("bad_response", problem)
