@@ -880,3 +880,82 @@ def test_fake_refuses_what_openai_refuses(case: str) -> None:
     assert reply.status_code == 400
     assert set(reply.json()["error"]) == {"message", "type", "param", "code"}
     assert problem in reply.json()["error"]["message"]
+
+
+# -- what servers send that the fake does not: content parts, refusals, odd tool calls --------
+
+
+def completion(message: dict[str, Any], finish: str = "stop") -> dict[str, Any]:
+    return {"id": "c1", "created": 1, "choices": [{"message": message, "finish_reason": finish}]}
+
+
+def test_content_as_a_list_of_text_parts_is_read() -> None:
+    parsed = parse_response(
+        completion(
+            {"content": [{"type": "text", "text": "Hola, "}, {"type": "text", "text": "ya."}]}
+        )
+    )
+    assert (parsed.text, parsed.finish) == ("Hola, ya.", "end_turn")
+
+
+def test_a_refusal_is_read_even_when_the_server_says_stop() -> None:
+    """OpenAI puts a refusal in ``message.refusal`` with ``finish_reason: stop``; it is the
+    turn's text and its finish is ``refusal``, streamed or not."""
+    parsed = parse_response(completion({"content": None, "refusal": "No puedo ayudar."}))
+    assert (parsed.text, parsed.finish) == ("No puedo ayudar.", "refusal")
+    stream = StreamAssembler()
+    for piece in ("No puedo ", "ayudar."):
+        stream.feed({"id": "c1", "choices": [{"index": 0, "delta": {"refusal": piece}}]})
+    stream.feed({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    assert parse_response(stream.result()) == parsed
+
+
+@pytest.mark.parametrize(
+    ("message", "problem"),
+    [
+        ({"content": 5}, "the message content is not text"),
+        ({"content": [{"type": "image_url"}]}, "a part of an unsupported type"),
+        ({"content": None, "tool_calls": {"id": "x"}}, "tool_calls is not a list"),
+        ({"content": None, "tool_calls": [{"type": "custom"}]}, "not a function call"),
+        ({"content": None, "tool_calls": [{"id": "x", "type": "function"}]}, "has no function"),
+        (
+            {"content": None, "tool_calls": [{"id": "x", "function": {"arguments": "{}"}}]},
+            "a tool call has no name",
+        ),
+    ],
+    ids=["content_number", "image_part", "calls_not_list", "custom_call", "no_function", "no_name"],
+)
+def test_a_message_that_is_not_a_completion_is_a_bad_response(
+    message: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ProviderError) as caught:
+        parse_response(completion(message))
+    assert caught.value.kind == "bad_response"
+    assert problem in caught.value.safe_message
+
+
+def test_stream_tool_deltas_that_carry_no_function_or_an_object_are_assembled() -> None:
+    """A delta item that is not an object is skipped, one without ``function`` only sets the
+    id, and arguments sent as an object are taken whole."""
+    stream = StreamAssembler()
+    deltas = [
+        {"tool_calls": ["noise", {"index": 0, "id": "call_x", "type": "function"}]},
+        {"tool_calls": [{"index": 0, "function": {"name": "read", "arguments": {"day": "lunes"}}}]},
+    ]
+    for delta in deltas:
+        stream.feed({"id": "c1", "choices": [{"index": 0, "delta": delta}]})
+    stream.feed({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    (parsed,) = parse_response(stream.result()).tool_calls
+    assert (parsed.call_id, parsed.name, parsed.arguments) == ("call_x", "read", {"day": "lunes"})
+
+
+def test_an_assistant_turn_with_nothing_to_send_is_empty_text() -> None:
+    """A turn whose only part is another provider's reasoning goes as empty content (the API
+    refuses an assistant message without content or calls)."""
+    messages = [
+        USER,
+        AssistantMessage((ReasoningPart("anthropic", {"type": "thinking"}),), provider="anthropic"),
+        UserMessage("¿Y bien?"),
+    ]
+    body = build_request(ModelRequest(messages=messages), model=MODEL, max_tokens=10)
+    assert body["messages"][1] == {"role": "assistant", "content": ""}
