@@ -950,3 +950,33 @@ def test_fake_accepts_plain_text_input_and_answers_404_elsewhere() -> None:
     assert ok.status_code == 200
     assert ok.json()["steps"][0]["content"][0]["text"] == "Hola."
     assert (missing.status_code, missing.json()["error"]["status"]) == (404, "NOT_FOUND")
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("hola", "a model_output step has unreadable content"),
+        (
+            [{"type": "image", "data": "x"}],
+            "a model_output step has content of an unsupported type",
+        ),
+        (["hola"], "a model_output step has content of an unsupported type"),
+        ([{"type": "text"}], "a text content block has no text"),
+    ],
+    ids=["content_text", "image", "not_an_object", "no_text"],
+)
+def test_unreadable_output_content_is_a_bad_response(content: Any, problem: str) -> None:
+    steps = [{"type": "model_output", "content": content}]
+    with pytest.raises(ProviderError) as caught:
+        parse_response({"status": "completed", "steps": steps})
+    assert (caught.value.kind, caught.value.safe_message) == ("bad_response", problem)
+
+
+def test_empty_and_missing_output_content_add_no_text() -> None:
+    steps = [
+        {"type": "model_output"},
+        {"type": "model_output", "content": [{"type": "text", "text": ""}]},
+        {"type": "model_output", "content": [{"type": "text", "text": "Hola."}]},
+    ]
+    parsed = parse_response({"status": "completed", "steps": steps})
+    assert parsed.parts == (TextPart("Hola."),)
