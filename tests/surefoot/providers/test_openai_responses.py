@@ -1321,3 +1321,91 @@ def test_transcript_recorded_on_anthropic_replays_to_openai_with_every_mark() ->
         assert (json.loads(output["output"]).get("kind") == "tool_error") is isinstance(
             result.outcome, ToolError
         )
+
+
+# -- output items and stream events the reader must refuse or tolerate -----------------------
+
+
+@pytest.mark.parametrize(
+    ("item", "problem"),
+    [
+        ({"type": "message", "id": "m", "content": "Hola"}, "a message item has no content list"),
+        (
+            {"type": "message", "id": "m", "content": [{"type": "output_text"}]},
+            "a output_text part has no text",
+        ),
+        ({"type": "function_call", "call_id": "c1", "arguments": "{}"}, "has no name"),
+    ],
+    ids=["content_text", "part_without_text", "call_without_name"],
+)
+def test_an_unreadable_output_item_is_a_bad_response(item: dict[str, Any], problem: str) -> None:
+    with pytest.raises(ProviderError) as caught:
+        parse_response({"status": "completed", "output": [item]})
+    assert caught.value.kind == "bad_response"
+    assert problem in caught.value.safe_message
+
+
+ADDED = {"type": "response.output_item.added", "output_index": 0}
+
+
+@pytest.mark.parametrize(
+    ("events", "problem"),
+    [
+        (
+            [{"type": "response.output_text.delta", "output_index": 0, "content_index": 0}],
+            "an item that never started",
+        ),
+        (
+            [
+                {**ADDED, "item": {"type": "message", "content": "x"}},
+                {"type": "response.content_part.added", "output_index": 0, "part": {}},
+            ],
+            "content is not a list",
+        ),
+        (
+            [
+                {**ADDED, "item": {"type": "message", "content": []}},
+                {"type": "response.output_text.delta", "output_index": 0, "content_index": -1},
+            ],
+            "has no content_index",
+        ),
+        (
+            [
+                {**ADDED, "item": {"type": "function_call", "arguments": ""}},
+                {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": 5},
+            ],
+            "delta is not text",
+        ),
+    ],
+    ids=["unstarted_item", "content_not_list", "negative_index", "delta_not_text"],
+)
+def test_a_malformed_stream_event_is_a_bad_response(
+    events: list[dict[str, Any]], problem: str
+) -> None:
+    state = _ResponseStream()
+    *before, last = events
+    for event in before:
+        state.feed(event)
+    with pytest.raises(ProviderError) as caught:
+        state.feed(last)
+    assert caught.value.kind == "bad_response"
+    assert problem in caught.value.safe_message
+
+
+def test_text_before_its_part_and_a_stream_of_only_the_final_response_are_read() -> None:
+    """A text delta whose content part was never announced creates it; a stream that sends
+    only the final response keeps that response's own output."""
+    state = _ResponseStream()
+    state.feed({**ADDED, "item": {"type": "message", "id": "m", "status": "completed"}})
+    added = state.feed(
+        {"type": "response.output_text.delta", "output_index": 0, "content_index": 1, "delta": "Sí"}
+    )
+    state.feed({"type": "response.completed", "response": {"status": "completed", "output": []}})
+    assert added == "Sí"
+    assert parse_response(state.result()).text == "Sí"
+    only_final = _ResponseStream()
+    output = [{"type": "message", "id": "m", "content": [{"type": "output_text", "text": "Ya."}]}]
+    only_final.feed(
+        {"type": "response.completed", "response": {"status": "completed", "output": output}}
+    )
+    assert parse_response(only_final.result()).text == "Ya."
