@@ -1,13 +1,24 @@
-"""Call-id bookkeeping shared by the adapters: linear, and the same ids as the plain search."""
+"""What the adapters share: call-id bookkeeping (linear, and the same ids as the plain search),
+the status → kind mapping and the lenient readers of bodies, arguments and usage."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from surefoot.providers._common import CallIds
+from surefoot import ProviderError
+from surefoot.providers._common import (
+    BILLING_IS_AUTH,
+    CallIds,
+    decode_json,
+    kind_for_status,
+    lenient_arguments,
+    token_counts,
+)
 from surefoot.providers._ids import wire_id
 
 
@@ -89,3 +100,60 @@ def test_a_reused_id_is_mapped_in_linear_time() -> None:
         assert ids_.for_result("call_0") == wire
     assert len(tried) == 10_000
     assert len(set(tried)) == 10_000
+
+
+# -- the small pieces every adapter's error and response handling uses -------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "auth", "kind"),
+    [
+        (None, (401, 403), "bad_response"),
+        (401, (401, 403), "auth"),
+        (402, (401, 403), "bad_request"),
+        (402, BILLING_IS_AUTH, "auth"),
+        (429, (401, 403), "rate_limit"),
+        (529, (401, 403), "overloaded"),
+        (418, (401, 403), "bad_request"),
+        (504, (401, 403), "server"),
+        (304, (401, 403), "bad_response"),
+    ],
+)
+def test_kind_for_status(status: int | None, auth: tuple[int, ...], kind: str) -> None:
+    assert kind_for_status(status, auth=auth) == kind
+
+
+def test_a_body_that_is_not_json_is_a_bad_response() -> None:
+    assert decode_json(b'{"a": 1}', "p") == {"a": 1}
+    with pytest.raises(ProviderError) as caught:
+        decode_json(b"<html>", "p")
+    assert (caught.value.provider, caught.value.kind) == ("p", "bad_response")
+    assert caught.value.safe_message == "the response body is not JSON"
+
+
+@pytest.mark.parametrize(
+    ("value", "parsed"),
+    [
+        (None, ({}, None)),
+        ({"a": 1}, ({"a": 1}, None)),
+        ("  ", ({}, "  ")),
+        ('{"a": 1}', ({"a": 1}, '{"a": 1}')),
+        ('{"a": ', (None, '{"a": ')),
+        ("[1]", (None, "[1]")),
+        ([1, 2], (None, "[1,2]")),
+    ],
+    ids=["missing", "object", "blank", "text", "cut", "list_text", "list"],
+)
+def test_lenient_arguments(value: object, parsed: tuple[Any, str | None]) -> None:
+    """Missing or blank is ``{}``; an object or object text parses; anything else keeps its
+    raw text and has no arguments."""
+    assert lenient_arguments(value) == parsed
+
+
+def test_token_counts_take_integers_only() -> None:
+    names = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
+    assert token_counts({"usage": {"prompt_tokens": 3, "completion_tokens": 2.5}}, names) == {
+        "input_tokens": 3
+    }
+    assert token_counts({"usage": None}, names) == {}
+    assert token_counts([], names) == {}
