@@ -12,25 +12,27 @@ import pytest
 
 from surefoot import (
     Agent,
-    AssistantMessage,
     ConfigurationError,
-    HarnessMessage,
     MemoryJournal,
     MemoryLedger,
-    ModelRef,
     ModelRequest,
     ModelResponse,
     Ok,
     Recovery,
-    ResponseDone,
-    StreamEvent,
     SurefootError,
-    TextDelta,
     ToolError,
-    ToolResult,
-    ToolResultsMessage,
     ToolSet,
     TurnResult,
+)
+from surefoot.journal import ModelRef
+from surefoot.messages import (
+    AssistantMessage,
+    HarnessMessage,
+    ResponseDone,
+    StreamEvent,
+    TextDelta,
+    ToolResult,
+    ToolResultsMessage,
     UserMessage,
     stream_from_request,
 )

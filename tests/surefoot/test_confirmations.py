@@ -18,8 +18,6 @@ import pytest
 
 from surefoot import (
     Agent,
-    AssistantMessage,
-    HarnessMessage,
     Lang,
     MemoryJournal,
     MemoryLedger,
@@ -30,12 +28,11 @@ from surefoot import (
     SqlJournal,
     SqlLedger,
     ToolError,
-    ToolResultsMessage,
     ToolSet,
     TurnResult,
-    UserMessage,
     open_database,
 )
+from surefoot.messages import AssistantMessage, HarnessMessage, ToolResultsMessage, UserMessage
 from surefoot.testing import FunctionModel, ScriptedModel, call, turn
 
 

@@ -11,19 +11,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from surefoot import (
-    Executor,
-    MemoryDiagnostics,
-    MemoryLedger,
-    Ok,
-    Recovery,
-    ToolContext,
-    ToolError,
-    ToolSet,
-    TurnState,
-    to_record,
-)
+from surefoot import MemoryLedger, Ok, Recovery, ToolContext, ToolError, ToolSet
 from surefoot._executor import BatchResult
+from surefoot.diagnostics import MemoryDiagnostics
+from surefoot.executor import Executor, TurnState
+from surefoot.outcome import to_record
 from surefoot.testing import call
 
 Takeover = Callable[[MemoryLedger, str], None]

@@ -8,14 +8,9 @@ from typing import Any
 
 import pytest
 
-from surefoot import (
-    ConversationBusyError,
-    MemoryJournal,
-    MemoryLedger,
-    ModelRef,
-    StoreError,
-    UserMessage,
-)
+from surefoot import ConversationBusyError, MemoryJournal, MemoryLedger, StoreError
+from surefoot.journal import ModelRef
+from surefoot.messages import UserMessage
 
 
 class Clock:

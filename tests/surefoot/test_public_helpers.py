@@ -13,8 +13,6 @@ from pydantic import Field
 
 from surefoot import (
     Detail,
-    Executor,
-    MemoryDiagnostics,
     MemoryLedger,
     Recovery,
     StoreError,
@@ -22,13 +20,14 @@ from surefoot import (
     ToolContext,
     ToolError,
     ToolSet,
-    TurnState,
-    envelope_to_error,
-    message_from_json,
     open_database,
 )
 from surefoot._outcome import checked_data
 from surefoot._texts import coerce_lang
+from surefoot.diagnostics import MemoryDiagnostics
+from surefoot.executor import Executor, TurnState
+from surefoot.messages import message_from_json
+from surefoot.outcome import envelope_to_error
 from surefoot.providers import PROVIDERS, make_model
 from surefoot.testing import call
 

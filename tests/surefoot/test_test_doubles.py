@@ -13,16 +13,10 @@ from typing import Any
 
 import pytest
 
-from surefoot import (
-    ConversationBusyError,
-    MemoryJournal,
-    ModelRequest,
-    ModelResponse,
-    ScriptError,
-    UserMessage,
-)
+from surefoot import ConversationBusyError, MemoryJournal, ModelRequest, ModelResponse
 from surefoot._heartbeat import Heartbeat
-from surefoot.testing import FunctionModel, ScriptedModel, Step, turn, write_transcript
+from surefoot.messages import UserMessage
+from surefoot.testing import FunctionModel, ScriptedModel, ScriptError, Step, turn, write_transcript
 from surefoot.testing._http import FakeHTTPServer, rechunk
 
 REQUEST = ModelRequest([UserMessage("hola")])

@@ -21,7 +21,6 @@ import pytest
 
 from surefoot import (
     Agent,
-    AssistantMessage,
     CalendarDate,
     Model,
     ModelRequest,
@@ -31,14 +30,11 @@ from surefoot import (
     ProviderConnectionError,
     ProviderError,
     Recovery,
-    ResponseDone,
-    StreamEvent,
-    TextDelta,
     ToolError,
     ToolSet,
-    UserMessage,
-    to_wire,
 )
+from surefoot.messages import AssistantMessage, ResponseDone, StreamEvent, TextDelta, UserMessage
+from surefoot.outcome import to_wire
 from surefoot.providers.anthropic import AnthropicModel
 from surefoot.providers.google_interactions import GoogleInteractionsModel
 from surefoot.providers.openai_chat import OpenAIChatModel
