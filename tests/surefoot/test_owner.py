@@ -17,10 +17,13 @@ from surefoot._owner import new_owner, owner_is_gone
 
 @pytest.fixture(autouse=True)
 def fresh_machine_id() -> Iterator[None]:
-    """The machine id is cached per process; each test starts and ends without it."""
+    """The machine id and this process's prefix are cached; each test starts and ends
+    without them."""
     _owner._machine.cache_clear()
+    _owner._this_process.cache_clear()
     yield
     _owner._machine.cache_clear()
+    _owner._this_process.cache_clear()
 
 
 def owner_of(pid: int, started: str | None) -> str:
@@ -84,6 +87,7 @@ def test_without_proc_nothing_is_concluded(monkeypatch: pytest.MonkeyPatch, tmp_
     machine, and no owner is ever taken for dead."""
     real = new_owner()
     _owner._machine.cache_clear()
+    _owner._this_process.cache_clear()
     monkeypatch.setattr(_owner, "_PROC", tmp_path)
     made_here = new_owner()
     assert made_here.startswith("/")
