@@ -264,8 +264,8 @@ def test_results_that_stopped_the_turn_without_a_stop_message_end_it_on_resume()
     result = run(agent.resume("c1"))
     assert (result.stop_reason, result.reply_author) == ("stop_turn", "harness")
     assert result.reply == (
-        "Agenda can't confirm whether the action finished. To avoid doing it twice, it did not "
-        "repeat it. Check your data before asking again."
+        "Agenda can't confirm whether the action finished, and did not repeat it so as not to "
+        "do it twice. Before asking again, check your data to see whether it was done."
     )
     assert model.requests == []
     assert log == []
