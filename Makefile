@@ -32,8 +32,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/gymnasia demo
 
+# The suite with branch coverage of surefoot; pyproject.toml sets the floor (fail_under).
 test: lint docs
-	@$(PY) -m pytest; rc=$$?; \
+	@$(PY) -m pytest --cov --cov-report=term; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: nothing was proven" >&2; exit 1; fi; \
 	exit $$rc
 
