@@ -5,60 +5,20 @@ refusals in its own language, and what it saves is what the database holds."""
 from __future__ import annotations
 
 import datetime as dt
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from test_web_browser import CHROMIUM_ARGS, TIMEOUT_MS, running
 
 from gymnasia.store import GymStore
 from gymnasia.web import create_app
 from surefoot import open_database
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-TIMEOUT_MS = 15_000
-
-
-@contextmanager
-def running(app: Any) -> Iterator[str]:
-    """Serve ``app`` with uvicorn in a thread on a free 127.0.0.1 port; stop it afterwards."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app, log_config=None, log_level="warning", ws="none", lifespan="on", access_log=False
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 15
-        while not server.started:
-            assert thread.is_alive(), "uvicorn stopped during start-up"
-            assert time.monotonic() < deadline, "uvicorn did not start in 15 s"
-            time.sleep(0.02)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        sock.close()
-        assert not thread.is_alive(), "uvicorn did not stop in 15 s"
 
 
 @pytest.fixture
