@@ -168,7 +168,13 @@ class ModelRequest:
 
 @dataclass(frozen=True, slots=True)
 class ModelResponse:
-    """A model's answer: the assistant message, plus usage if the provider gave it."""
+    """A model's answer: the assistant message, plus usage if the provider gave it.
+
+    ``usage`` counts tokens by kind: ``input_tokens`` and ``output_tokens`` (reasoning counted
+    as output) from every adapter whose provider reports them, and an adapter may add kinds
+    of its own (Anthropic's ``cache_creation_input_tokens`` and ``cache_read_input_tokens``).
+    The kinds never overlap and no total is included, so summing the values counts each token
+    once."""
 
     message: AssistantMessage
     usage: dict[str, int] = field(default_factory=dict)

@@ -328,8 +328,10 @@ def parse_response(response: object, *, model: str | None = None) -> AssistantMe
 
 
 def parse_usage(response: object) -> dict[str, int]:
-    """The token counts of a ``response`` object (empty when it has none)."""
-    keys = ("input_tokens", "output_tokens", "total_tokens")
+    """The token counts of a ``response`` object (empty when it has none). The API's
+    ``total_tokens`` is left out: it is the sum of the other two, and no adapter reports a sum
+    (adding up a usage's values must not count a token twice)."""
+    keys = ("input_tokens", "output_tokens")
     return token_counts(response, {key: key for key in keys})
 
 
