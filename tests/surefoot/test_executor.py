@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import pytest
+from pydantic import BaseModel
 
 from surefoot import (
     CalendarDate,
@@ -241,6 +242,26 @@ def test_handler_returning_a_non_object_is_a_failure_not_a_success() -> None:
 
     error = _error(_run(Executor(tools), [call("bad")]).records[0].outcome)
     assert error.code == "unavailable"
+
+
+class Reading(BaseModel):
+    """What a handler may return instead of a dict."""
+
+    date: CalendarDate
+    weight_kg: float
+
+
+def test_handler_returning_a_pydantic_model_is_its_json_data() -> None:
+    """A handler may return a pydantic model: the outcome is its JSON form (dates as text)."""
+    tools = ToolSet()
+
+    @tools.tool
+    def model_read() -> Reading:
+        """Returns a model."""
+        return Reading.model_validate({"date": "2026-03-01", "weight_kg": 81.5})
+
+    outcome = _run(Executor(tools), [call("model_read")]).records[0].outcome
+    assert outcome == Ok({"date": "2026-03-01", "weight_kg": 81.5})
 
 
 # -- row 5: write raises, effect unknown -----------------------------------------------------

@@ -99,3 +99,31 @@ def test_import_is_fast_and_lazy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_import_loads_no_pydantic_until_a_model_is_needed() -> None:
+    """``import surefoot`` loads none of pydantic (its model machinery is most of the import
+    cost); declaring a tool or asking for ``Arguments`` loads it, and both work."""
+    code = (
+        "import sys, surefoot\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(loaded & {'pydantic', 'pydantic_core'}))\n"
+        "tools = surefoot.ToolSet()\n"
+        "@tools.tool\n"
+        "def read_day(date: surefoot.CalendarDate) -> dict:\n"
+        "    'Read one day.'\n"
+        "    return {}\n"
+        "print(read_day.spec().parameters['properties']['date'])\n"
+        "print(issubclass(surefoot.Arguments, sys.modules['pydantic'].BaseModel))\n"
+        "config = surefoot.Arguments.model_config\n"
+        "print(config['strict'], config['extra'])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "[]",
+        "{'format': 'date', 'type': 'string'}",
+        "True",
+        "True forbid",
+    ]
+    with pytest.raises(AttributeError, match="no attribute 'Argumnets'"):
+        _ = surefoot.Argumnets  # type: ignore[attr-defined]

@@ -10,6 +10,8 @@ The top level holds what an app author touches. The rest lives in documented sub
 ``surefoot.executor``, ``surefoot.providers`` (adapters) and ``surefoot.testing``.
 """
 
+import typing
+
 from ._context import ToolContext
 from ._diagnostics import Diagnostic, Redactor
 from ._exceptions import (
@@ -29,7 +31,10 @@ from ._model import Model
 from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError
 from ._sql import SqlDiagnostics, SqlJournal, SqlLedger, open_database
 from ._texts import Lang
-from ._tools import Arguments, CalendarDate, ReconcileResult, Tool, ToolSet
+from ._tools import CalendarDate, ReconcileResult, Tool, ToolSet
+
+if typing.TYPE_CHECKING:
+    from ._arguments import Arguments
 
 __version__ = "0.2.0"
 
@@ -74,3 +79,20 @@ __all__ = [
     "TurnResult",
     "open_database",
 ]
+
+
+# Importing surefoot loads none of pydantic's model machinery (it costs more than the rest of
+# surefoot together); ``Arguments`` is a pydantic model, so it is built on first use.
+if not typing.TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        if name == "Arguments":
+            from ._arguments import Arguments
+
+            globals()["Arguments"] = Arguments
+            return Arguments
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
@@ -56,6 +55,9 @@ from ._outcome import (
 from ._texts import Lang, text
 from ._tools import ReconcileResult, Tool, ToolSet
 from ._tracing import NO_TRACING, Tracer
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 Decision = Callable[[ToolCall, Tool], bool | None]
 """A confirmation policy: True approve, False deny, None ask (the turn pauses)."""
@@ -311,7 +313,7 @@ class Executor:
             )
             return _Refused(raw_fp, (not_an_object,))
         validated = tool.validate(call.arguments, lang)
-        if not isinstance(validated, BaseModel):
+        if isinstance(validated, tuple):
             return _Refused(
                 fingerprint(tool.name, "raw:" + canonical_json(call.arguments)), validated
             )
@@ -661,12 +663,20 @@ def _to_outcome(value: object) -> Outcome:
     if isinstance(value, Ok):
         checked_data(value.data)
         return value
-    if isinstance(value, BaseModel):
+    if isinstance(value, dict):
+        return Ok(checked_data(value))
+    if _is_pydantic_model(value):
         value = value.model_dump(mode="json")
     if not isinstance(value, dict):
         msg = f"a tool must return a JSON object or a ToolError, not {type(value).__name__}"
         raise TypeError(msg)
     return Ok(checked_data(value))
+
+
+def _is_pydantic_model(value: object) -> TypeGuard[BaseModel]:
+    """``value`` is a pydantic model instance (if pydantic is not loaded, none can exist)."""
+    main = sys.modules.get("pydantic.main")
+    return main is not None and isinstance(value, main.BaseModel)
 
 
 def _safe_name(name: str) -> str:

@@ -26,15 +26,16 @@ import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, get_args, get_type_hints, overload
-
-import pydantic
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_type_hints, overload
 
 from ._exceptions import ConfigurationError
 from ._messages import ToolSpec
 from ._outcome import Detail, Ok
 from ._texts import Lang, has_text, text
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
@@ -56,16 +57,26 @@ def _calendar_date(value: object) -> object:
         raise ValueError(msg) from None
 
 
-CalendarDate = Annotated[dt.date, BeforeValidator(_calendar_date)]
+class _CalendarDay:
+    """pydantic metadata for ``CalendarDate``: the check above, run before pydantic's own date
+    validation. pydantic itself is imported only when a model that uses it is built (importing
+    surefoot loads none of pydantic's machinery; declaring the first tool does)."""
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: object, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        from pydantic import BeforeValidator
+
+        return BeforeValidator(_calendar_date).__get_pydantic_core_schema__(source, handler)
+
+    def __repr__(self) -> str:
+        return "CalendarDay()"
+
+
+CalendarDate = Annotated[dt.date, _CalendarDay()]
 """A calendar date: exactly ``YYYY-MM-DD``, a real day, no time, no time zone."""
-
-
-class Arguments(BaseModel):
-    """Base for nested argument models: strict types, no extra fields. Its validator is
-    built when first needed (a tool's own argument model is built at once, with every nested
-    model in it), so importing surefoot builds no pydantic schema."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +171,11 @@ class Tool:
         run)."""
         try:
             return self.arguments.model_validate(arguments)
-        except ValidationError as exc:
+        except Exception as exc:
+            from pydantic import ValidationError  # loaded already: the model is pydantic's
+
+            if not isinstance(exc, ValidationError):
+                raise
             return tuple(_detail(err, self.arguments, lang) for err in exc.errors())
 
     @property
@@ -174,6 +189,8 @@ class Tool:
 
 
 def _arguments_model(func: Callable[..., Any], tool_name: str) -> tuple[type[BaseModel], bool]:
+    import pydantic
+
     from ._context import ToolContext
 
     hints = get_type_hints(func, include_extras=True)
@@ -197,7 +214,7 @@ def _arguments_model(func: Callable[..., Any], tool_name: str) -> tuple[type[Bas
         fields[param.name] = (annotation, default)
     model = pydantic.create_model(
         f"{tool_name}_arguments",
-        __config__=ConfigDict(strict=True, extra="forbid"),
+        __config__=pydantic.ConfigDict(strict=True, extra="forbid"),
         **fields,
     )
     return model, wants_context
@@ -269,6 +286,8 @@ _SIGNS = {
 
 def _fields_at(model: type[BaseModel], path: tuple[Any, ...]) -> tuple[str, ...]:
     """The field names of the (nested) object at ``path`` inside ``model``'s arguments."""
+    from pydantic import BaseModel
+
     current: Any = model
     for part in path:
         if isinstance(part, int):
@@ -284,6 +303,8 @@ def _fields_at(model: type[BaseModel], path: tuple[Any, ...]) -> tuple[str, ...]
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
     """The pydantic model inside ``annotation`` (through lists, optionals, Annotated)."""
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in get_args(annotation):
