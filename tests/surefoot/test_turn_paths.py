@@ -21,7 +21,9 @@ import pytest
 
 from surefoot import (
     Agent,
+    ConfigurationError,
     ConversationBusyError,
+    MemoryLedger,
     Ok,
     Recovery,
     SqlDiagnostics,
@@ -682,3 +684,53 @@ def test_ctrl_c_inside_a_write_leaves_it_for_the_next_resume_to_settle(db: Datab
     assert (result.stop_reason, result.model_requests) == ("stop_turn", 0)
     assert app.items() == []
     assert [e.state for e in agent.writes()] == ["failed"]
+
+
+# -- a durable journal never runs beside a forgetful ledger -----------------------------------
+
+
+def test_a_durable_journal_without_a_ledger_gets_one_in_its_database(db: Database) -> None:
+    """``Agent(journal=SqlJournal(db))`` with no ledger: the writes are claimed in ``db`` too.
+    A process that dies after a remote write's effect leaves the claim there, so the next
+    process's resume settles it from the remote side instead of sending it again (an in-memory
+    ledger would have died with the first process and the write would run twice)."""
+    first_app = NotesApp(db)
+
+    def die(point: str, tool: str) -> None:
+        if point == "after_commit":
+            raise KeyboardInterrupt  # the process goes down after the effect
+
+    first_app.on = die
+    first = Agent(
+        model=ScriptedModel([turn(call("send_remote", {"text": "hola"}))]),
+        tools=first_app.tools(),
+        lang="en",
+        journal=SqlJournal(db),
+    )
+    assert isinstance(first.executor.ledger, SqlLedger)
+    with pytest.raises(KeyboardInterrupt):
+        _run(first.run_turn("send hola", conversation_id="c1"))
+
+    second_app = NotesApp(db)  # a new process: nothing of the first one's memory
+    second = Agent(
+        model=ScriptedModel([turn("Sent.")]),
+        tools=second_app.tools(),
+        lang="en",
+        journal=SqlJournal(db),
+    )
+    result = _run(second.resume("c1"))
+    (record,) = result.calls
+    assert record.outcome == Ok({"sent": "hola"})
+    assert second_app.runs["send_remote"] == 0
+    assert [tool for _, tool, _ in second_app.effects()] == ["send_remote"]
+
+
+def test_a_durable_journal_beside_an_in_memory_ledger_is_refused(db: Database) -> None:
+    """Passing both on purpose is refused: a resume after a crash could repeat a write."""
+    with pytest.raises(ConfigurationError, match="durable ledger"):
+        Agent(
+            model=ScriptedModel([]),
+            tools=ToolSet(),
+            journal=SqlJournal(db),
+            ledger=MemoryLedger(),
+        )

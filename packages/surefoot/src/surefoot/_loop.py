@@ -55,6 +55,7 @@ from ._messages import (
 )
 from ._model import Model, ResponseDone, TextDelta
 from ._outcome import ErrorCode, Outcome, Recovery, ToolError
+from ._sql import SqlJournal, SqlLedger
 from ._sync import run_sync
 from ._texts import Lang, text
 from ._tools import ToolSet
@@ -150,7 +151,9 @@ class Agent:
             without renewal (both are renewed while work runs).
         stream: Ask the model for streamed responses (text reaches ``on_event`` as it
             arrives).
-        ledger: Where writes are claimed and settled (a ``MemoryLedger`` if not given).
+        ledger: Where writes are claimed and settled. If not given: an ``SqlLedger`` in the
+            database of an ``SqlJournal`` (a durable journal is refused an in-memory ledger),
+            else a ``MemoryLedger``.
         journal: Where transcripts, leases and approvals live (a ``MemoryJournal`` if not
             given). It must belong to the same user as the ledger.
         diagnostics: Where the exceptions of failed calls are kept (in memory if not given).
@@ -191,6 +194,7 @@ class Agent:
         self.stream = stream
         self.lease_seconds = lease_seconds
         self.journal: Journal = journal if journal is not None else MemoryJournal()
+        ledger = _ledger_beside(self.journal, ledger)
         self.executor = Executor(
             tools,
             ledger=ledger,
@@ -640,6 +644,23 @@ class Agent:
         maybe = turn.on_event(event)
         if maybe is not None:
             await maybe
+
+
+def _ledger_beside(journal: Journal, ledger: Ledger | None) -> Ledger | None:
+    """The ledger to use beside ``journal``: a durable journal gets its writes claimed in its
+    own database when no ledger is given, and is refused an in-memory one (after a crash, the
+    journal would resume a write whose claim died with the process, and run it again)."""
+    if not isinstance(journal, SqlJournal):
+        return ledger
+    if ledger is None:
+        return SqlLedger(journal.db, user=journal.user)
+    if isinstance(ledger, MemoryLedger):
+        msg = (
+            "a durable journal needs a durable ledger: pass SqlLedger(db) on the journal's "
+            "database, or no ledger (one is then made there)"
+        )
+        raise ConfigurationError(msg)
+    return ledger
 
 
 def _bound_together(journal: Journal, ledger: Ledger) -> None:
