@@ -204,3 +204,24 @@ def test_delete_data_says_what_it_removed_in_the_users_language(tmp_path: Path, 
     declined = gym("delete-data", "--db", db, "--user", "ana", "--lang", lang, cwd=tmp_path,
                    stdin="n\n")  # fmt: skip
     assert declined.returncode == 1  # asked, and the answer was no
+
+
+@pytest.mark.parametrize(
+    ("lang", "yes", "hint"), [("es", "sí", "[s/N]"), ("pt", "sim", "[s/N]"), ("en", "y", "[y/N]")]
+)
+def test_delete_data_asks_in_the_users_language_and_json_stays_one_object(
+    tmp_path: Path, lang: str, yes: str, hint: str
+) -> None:
+    """The question is asked on stderr with the language's own yes ("sí", "sim", "y"), so
+    ``--json`` output is exactly one object; an answer that is not a yes erases nothing."""
+    db = str(tmp_path / "gym.db")
+    ask(db, "ana", f"Guarda la nota secreto: {ANA_NOTE}", tmp_path)
+    command = ("delete-data", "--db", db, "--user", "ana", "--lang", lang, "--json")
+    declined = gym(*command, cwd=tmp_path, stdin="quizá\n")
+    assert (declined.returncode, declined.stdout) == (1, "")
+    assert hint in declined.stderr
+    assert "invalid input" not in declined.stderr
+    erased = gym(*command, cwd=tmp_path, stdin=f"{yes}\n")
+    assert erased.returncode == 0, erased.stderr
+    assert json.loads(erased.stdout)["removed"]["gym_memory"] == 1
+    assert hint in erased.stderr

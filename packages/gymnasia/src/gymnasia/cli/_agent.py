@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
+import sys
 from collections.abc import Coroutine
 from typing import Annotated, Any
 
@@ -47,6 +48,7 @@ from ._base import (
     UsageProblem,
     UserOpt,
     app,
+    confirmed,
     db_target,
     err,
     out,
@@ -245,6 +247,8 @@ def chat(
             except (EOFError, KeyboardInterrupt):
                 out.print()
                 break
+            if not sys.stdin.isatty():  # a terminal echoed the line; show a piped one too
+                out.print(line, markup=False, soft_wrap=True)
             if not line:
                 continue
             printer = live_printer()
@@ -270,7 +274,8 @@ def _confirm_loop(
         pending = result.pending_confirmation
         args = json.dumps(pending.arguments, ensure_ascii=False)
         question = t(lang, "confirm_action", call=f"{pending.tool}({args})")
-        answer = typer.confirm(f"\n  {question}", default=False)
+        out.print()
+        answer = confirmed(f"  {question}", lang, out)
         coach.agent.decide(pending.conversation_id, pending.id, approved=answer)
         printer = live_printer()
         resumed = coach.agent.resume(pending.conversation_id, on_event=printer)

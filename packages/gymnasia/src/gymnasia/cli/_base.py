@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 from dataclasses import dataclass
 from typing import Annotated, Final
 
@@ -72,6 +73,25 @@ app.add_typer(exercises_app, name="exercises")
 
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
+
+_YES: Final[dict[Lang, tuple[str, ...]]] = {
+    "es": ("s", "si", "sí", "y", "yes"),
+    "pt": ("s", "sim", "y", "yes"),
+    "en": ("y", "yes"),
+}
+
+
+def confirmed(question: str, lang: Lang, console: Console = err) -> bool:
+    """A person's yes to ``question``, answered in their language ("s"/"sí" in Spanish,
+    "s"/"sim" in Portuguese, "y"/"yes" in every language); anything else, or no input at all,
+    is no. Asked on stderr unless ``console`` says otherwise, so ``--json`` output stays one
+    object. A piped answer is echoed after the question, as a terminal would show it."""
+    hint = "[y/N]" if lang == "en" else "[s/N]"
+    console.print(f"{question} {hint} ", end="", markup=False, soft_wrap=True)
+    answer = sys.stdin.readline()
+    if not sys.stdin.isatty():  # a terminal echoed the answer and its newline; a pipe did not
+        console.print(answer.strip(), markup=False, soft_wrap=True)
+    return answer.strip().lower() in _YES[lang]
 
 
 class UsageProblem(Exception):  # noqa: N818 - a user mistake, reported as one line

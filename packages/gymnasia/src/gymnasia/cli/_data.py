@@ -8,7 +8,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Final, cast, get_args
+from typing import Annotated, Any, cast, get_args
 
 import typer
 
@@ -29,6 +29,7 @@ from ._base import (
     UsageProblem,
     UserOpt,
     app,
+    confirmed,
     db_target,
     err,
     exercises_app,
@@ -149,24 +150,6 @@ def _measurement_line(row: dict[str, Any]) -> str:
 def _missing(message: str) -> UsageProblem:
     """Something to change or delete is not there: one line, exit 1 (as ``show`` does)."""
     return UsageProblem(message, exit_code=1)
-
-
-_YES: Final[dict[Lang, tuple[str, ...]]] = {
-    "es": ("s", "si", "sí", "y", "yes"),
-    "pt": ("s", "sim", "y", "yes"),
-    "en": ("y", "yes"),
-}
-
-
-def _confirmed(question: str, lang: Lang) -> bool:
-    """A person's yes to ``question``, asked on stderr (so ``--json`` output stays clean) and
-    answered in their language; anything else, or no input at all, is no."""
-    hint = "[y/N]" if lang == "en" else "[s/N]"
-    err.print(f"{question} {hint} ", end="", markup=False, soft_wrap=True)
-    answer = sys.stdin.readline()
-    if not sys.stdin.isatty():  # a terminal echoed the answer and its newline; a pipe did not
-        err.print()
-    return answer.strip().lower() in _YES[lang]
 
 
 @measurements_app.command("add")
@@ -313,7 +296,7 @@ def measurements_delete(
             raise _missing(t(language, "no_such_record", date=day.isoformat()))
         values = _measurement_line(found).split(" ", 1)[1]
         question = t(language, "ask_delete_measurement", date=day.isoformat(), values=values)
-        if not yes and not _confirmed(question, language):
+        if not yes and not confirmed(question, language):
             raise _missing(t(language, "not_deleted"))
         with store.transaction() as tx:
             removed = store.delete_measurement(tx, day)
@@ -551,7 +534,7 @@ def meals_delete(
             meal=meals.label(found["meal"], language),
             date=found["date"],
         )
-        if not yes and not _confirmed(question, language):
+        if not yes and not confirmed(question, language):
             raise _missing(t(language, "not_deleted"))
         with store.transaction() as tx:
             removed = store.delete_meal_item(tx, item_id)
@@ -645,7 +628,7 @@ class _RoutineEdit:
                 routine_id = self.store.find_routine(self.name)
                 if routine_id is None:
                     raise _missing(t(self.lang, "no_such_routine", name=self.name))
-                if not _confirmed(ask(self.store.routines(routine_id)[0]), self.lang):
+                if not confirmed(ask(self.store.routines(routine_id)[0]), self.lang):
                     raise _missing(t(self.lang, "not_deleted"))
             with self.store.transaction() as tx:
                 routine_id = self.store.find_routine(self.name, tx=tx)

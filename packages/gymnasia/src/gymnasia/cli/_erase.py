@@ -14,6 +14,7 @@ from ._base import (
     LangOpt,
     UserOpt,
     app,
+    confirmed,
     existing_store,
     out,
     parse_lang,
@@ -48,7 +49,7 @@ def delete_data(
     language = parse_lang(lang)
     store = existing_store(db, language, user)
     try:
-        if not yes and not typer.confirm(t(language, "erase_confirm", user=user), default=False):
+        if not yes and not confirmed(t(language, "erase_confirm", user=user), language):
             raise typer.Exit(1)
         removed = erase_user_data(store)
     finally:
