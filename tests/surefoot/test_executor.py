@@ -21,6 +21,7 @@ from surefoot import (
     Recovery,
     Redactor,
     SqlLedger,
+    StoreError,
     ToolContext,
     ToolError,
     ToolSet,
@@ -383,6 +384,38 @@ def test_atomic_write_success_is_committed_once(effects_db: Any) -> None:
     assert replay.executed is False
     assert calls.count("put") == 1
     assert _effects(effects_db) == [("a", "1")]
+
+
+def test_atomic_write_whose_transaction_rolled_back_is_never_ok(effects_db: Any) -> None:
+    """The handler calls ``ctx.commit_in``, its transaction then fails and rolls back, and it
+    catches that and returns its data anyway: the outcome is what the ledger says (not
+    applied), never Ok, and the diagnostics say why."""
+    diagnostics = MemoryDiagnostics()
+    ledger = SqlLedger(effects_db)
+    tools = ToolSet()
+
+    @tools.tool(effect="write", atomic=True)
+    def put_once(ctx: ToolContext, k: str, v: str) -> dict[str, Any]:
+        """Store one value, atomically with the ledger."""
+        try:
+            with effects_db.transaction() as tx:
+                ctx.commit_in(tx, {"k": k, "stored": True})
+                tx.execute("INSERT INTO effects (k, v) VALUES (?, ?)", (k, v))
+        except StoreError:  # the key is taken: the handler believes it is "already there"
+            pass
+        return {"k": k, "stored": True}
+
+    effects_db.query("INSERT INTO effects (k, v) VALUES ('a', 'old')")
+    state = _state()
+    executor = Executor(tools, ledger=ledger, diagnostics=diagnostics)
+    (record,) = _run(executor, [call("put_once", {"k": "a", "v": "1"})], state).records
+    error = _error(record.outcome)
+    assert (error.code, error.recovery) == ("not_applied", Recovery.STOP_TURN)
+    entry = ledger.get(record.key)
+    assert entry is not None
+    assert entry.state == "failed"
+    assert _effects(effects_db) == [("a", "old")]
+    assert "did not commit" in diagnostics.list()[-1].message
 
 
 # -- row 7 via reconcile ---------------------------------------------------------------------

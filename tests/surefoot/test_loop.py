@@ -12,14 +12,17 @@ import pytest
 
 from surefoot import (
     Agent,
+    ConfigurationError,
     MemoryJournal,
     MemoryLedger,
     ModelRequest,
     Ok,
     ProviderConnectionError,
     ProviderError,
+    Recovery,
     SqlJournal,
     SqlLedger,
+    Tool,
     ToolContext,
     ToolError,
     ToolSet,
@@ -570,3 +573,39 @@ def test_provider_error_after_a_tool_round_keeps_the_results() -> None:
     _assert_every_call_answered(messages)
     assert isinstance(messages[-1], HarnessMessage)
     assert messages[-1].reason == "provider_error"
+
+
+@pytest.mark.parametrize("effect", ["read", "write"])
+def test_a_handler_returning_not_executed_is_its_failure_not_a_crash(effect: str) -> None:
+    """``not_executed`` marks a call the harness never ran (replay relies on it); a handler
+    that ran and returns it has failed: the turn ends normally (a read is unavailable, a write
+    that ran is unknown), and the next turn runs (it used to raise from ``run_turn`` and
+    leave the conversation unfinished for good)."""
+    tools = ToolSet()
+
+    def trade(symbol: str) -> dict[str, Any] | ToolError:
+        """Place a trade."""
+        del symbol
+        return ToolError("not_executed", "The market is closed.", Recovery.STOP_TURN)
+
+    tools.add(Tool.from_function(trade, effect=effect))  # type: ignore[arg-type]
+    model = ScriptedModel([turn(call("trade", {"symbol": "X"})), turn("ok"), turn("again")])
+    agent = Agent(model=model, tools=tools, lang="en")
+    result = _run(agent, conversation_id="c1")
+    (record,) = result.calls
+    assert isinstance(record.outcome, ToolError)
+    expected = "unavailable" if effect == "read" else "outcome_unknown"
+    assert record.outcome.code == expected
+    assert not agent.unfinished("c1")
+    assert _run(agent, "next", conversation_id="c1").reply in {"ok", "again"}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"lang": "fr"}, {"lang": "ES"}, {"max_rounds": 0}, {"guard_limit": 0}, {"lease_seconds": 0}],
+)
+def test_an_agent_refuses_settings_it_cannot_honour(options: dict[str, Any]) -> None:
+    """An unsupported language or a non-positive limit is refused when the agent is made
+    (an unknown language used to be accepted and crash the first turn that needed a message)."""
+    with pytest.raises(ConfigurationError):
+        Agent(model=ScriptedModel([]), tools=ToolSet(), **options)

@@ -3,6 +3,10 @@ of what comes back, and the declaration mistakes that must fail loudly."""
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
+import enum
+import uuid
 from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
@@ -448,3 +452,58 @@ def test_reconcile_hook_is_kept_on_the_tool() -> None:
         return {}
 
     assert Tool.from_function(tool, effect="write", reconcile=reconcile).reconcile is reconcile
+
+
+class Unit(enum.Enum):
+    """A unit the schema lists as strings."""
+
+    KG = "kg"
+    LB = "lb"
+
+
+def test_arguments_are_taken_from_their_json_form() -> None:
+    """Types JSON has no literal for (an enum, a tuple, a UUID, a datetime, a Decimal) are
+    validated from the JSON the schema describes, still strictly: they used to be refused
+    whatever the model sent, since strict validation wanted Python objects."""
+    tools = ToolSet()
+
+    @tools.tool
+    def log(
+        unit: Unit,
+        pair: tuple[int, int],
+        ref: uuid.UUID,
+        at: dt.datetime,
+        amount: decimal.Decimal,
+    ) -> dict[str, Any]:
+        """Log it."""
+        return {}
+
+    assert log.spec().parameters["$defs"]["Unit"]["enum"] == ["kg", "lb"]
+    good = {
+        "unit": "lb",
+        "pair": [1, 2],
+        "ref": "12345678-1234-5678-1234-567812345678",
+        "at": "2020-01-01T10:00:00",
+        "amount": "1.5",
+    }
+    validated = log.validate(good)
+    assert not isinstance(validated, tuple), validated
+    assert (validated.unit, validated.pair) == (Unit.LB, (1, 2))  # type: ignore[attr-defined]
+    wrong = log.validate({**good, "unit": "stone", "pair": ["1", 2]})
+    assert isinstance(wrong, tuple)
+    assert {detail.field for detail in wrong} == {"unit", "pair.0"}
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_numbers_must_be_finite(value: float) -> None:
+    """NaN and the infinities are not numbers a tool receives (nor JSON): refused, named."""
+    tools = ToolSet()
+
+    @tools.tool
+    def weigh(kg: float) -> dict[str, Any]:
+        """Weigh."""
+        return {}
+
+    (detail,) = weigh.validate({"kg": value})  # type: ignore[misc]
+    assert detail.field == "kg"
+    assert "finite" in detail.problem

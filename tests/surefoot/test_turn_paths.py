@@ -734,3 +734,52 @@ def test_a_durable_journal_beside_an_in_memory_ledger_is_refused(db: Database) -
             journal=SqlJournal(db),
             ledger=MemoryLedger(),
         )
+
+
+# -- arguments a model can send that JSON (or the stores) cannot hold --------------------------
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    root: dict[str, Any] = {}
+    node = root
+    for _ in range(levels):
+        node["a"] = {}
+        node = node["a"]
+    return root
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"text": "hola \ud83d"}, {"text": "x", "payload": _deep(300)}, {"text": "x", "n": 1e999}],
+    ids=["lone-surrogate", "nested-300", "infinity"],
+)
+def test_arguments_json_cannot_hold_are_refused_and_the_conversation_goes_on(
+    db: Database, arguments: dict[str, Any]
+) -> None:
+    """A lone surrogate, absurd nesting or an infinite number in a write's arguments: the
+    call is refused as invalid arguments (the handler never runs), the turn ends normally, the
+    transcript loads, and the conversation takes its next turn (this used to raise from
+    ``run_turn`` and ``resume`` and leave the conversation unfinished for good)."""
+    runs: list[str] = []
+    tools = ToolSet()
+
+    @tools.tool(effect="write")
+    def put(text: str, payload: dict[str, Any] | None = None, n: float = 0) -> dict[str, Any]:
+        """Store something."""
+        runs.append(text)
+        return {"stored": True}
+
+    agent = Agent(
+        model=ScriptedModel([turn(call("put", arguments)), turn("cannot"), turn("next")]),
+        tools=tools,
+        lang="es",
+        journal=SqlJournal(db),
+    )
+    result = _run(agent.run_turn("guarda", conversation_id="c1"))
+    (record,) = result.calls
+    assert isinstance(record.outcome, ToolError)
+    assert record.outcome.code == "invalid_arguments"
+    assert (record.executed, runs) == (False, [])
+    assert not agent.unfinished("c1")
+    assert len(SqlJournal(db).load("c1")) == 4
+    assert _run(agent.run_turn("otra", conversation_id="c1")).reply == "next"

@@ -129,6 +129,8 @@ def test_a_body_that_is_not_json_is_a_bad_response() -> None:
         decode_json(b"<html>", "p")
     assert (caught.value.provider, caught.value.kind) == ("p", "bad_response")
     assert caught.value.safe_message == "the response body is not JSON"
+    with pytest.raises(ProviderError):  # Python's parser takes NaN; JSON has no such value
+        decode_json(b'{"input": {"kg": NaN}}', "p")
 
 
 @pytest.mark.parametrize(
@@ -141,8 +143,10 @@ def test_a_body_that_is_not_json_is_a_bad_response() -> None:
         ('{"a": ', (None, '{"a": ')),
         ("[1]", (None, "[1]")),
         ([1, 2], (None, "[1,2]")),
+        ('{"kg": NaN}', (None, '{"kg": NaN}')),
+        ('{"kg": -Infinity}', (None, '{"kg": -Infinity}')),
     ],
-    ids=["missing", "object", "blank", "text", "cut", "list_text", "list"],
+    ids=["missing", "object", "blank", "text", "cut", "list_text", "list", "nan", "infinity"],
 )
 def test_lenient_arguments(value: object, parsed: tuple[Any, str | None]) -> None:
     """Missing or blank is ``{}``; an object or object text parses; anything else keeps its

@@ -14,4 +14,4 @@ class Arguments(BaseModel):
     built when first needed (a tool's own argument model is built at once, with every nested
     model in it)."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False, defer_build=True)

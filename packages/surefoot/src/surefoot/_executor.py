@@ -314,9 +314,11 @@ class Executor:
             return _Refused(raw_fp, (not_an_object,))
         validated = tool.validate(call.arguments, lang)
         if isinstance(validated, tuple):
-            return _Refused(
-                fingerprint(tool.name, "raw:" + canonical_json(call.arguments)), validated
-            )
+            try:
+                raw = canonical_json(call.arguments)
+            except (ValueError, TypeError, RecursionError):  # not JSON data: one identity for all
+                raw = "unencodable"
+            return _Refused(fingerprint(tool.name, "raw:" + raw), validated)
         return _Prepared(tool, validated)
 
     def _mint(self, prepared: _Prepared, state: TurnState, call_id: str) -> None:
@@ -451,7 +453,7 @@ class Executor:
             self._diagnose(result, ctx)
             outcome = self._after_failure(tool, key, arguments, ctx, state.lang)
         else:
-            outcome = self._settle(tool, key, ctx, result)
+            outcome = self._settle(tool, key, arguments, ctx, result)
         return self._finish(call, outcome, state, prep, executed=True)
 
     def _abandon(self, tool: Tool, key: str, attempt: int, lang: Lang) -> None:
@@ -499,11 +501,20 @@ class Executor:
 
     # -- the ledger's side of a write --------------------------------------------------------
 
-    def _settle(self, tool: Tool, key: str, ctx: ToolContext, outcome: Outcome) -> Outcome:
+    def _settle(
+        self, tool: Tool, key: str, arguments: dict[str, Any], ctx: ToolContext, outcome: Outcome
+    ) -> Outcome:
         """Record the handler's outcome; report success only if the ledger agrees."""
         if isinstance(outcome, Ok):
             if ctx._committed_in_tx:
-                return outcome
+                # commit_in wrote the record inside the handler's transaction; whether that
+                # transaction committed only the ledger can tell (a handler may catch the
+                # failure of its own commit and still return its data)
+                entry = self.ledger.get(key)
+                if entry is not None and entry.state == "committed" and entry.result is not None:
+                    return Ok(entry.result)
+                self._diagnose(_RolledBackError(tool.name), ctx)
+                return self._after_failure(tool, key, arguments, ctx, ctx.lang)
             if self.ledger.finalize(key, ctx.attempt, "committed", result=outcome.data):
                 return outcome
         elif self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(outcome)):
@@ -659,6 +670,9 @@ def _stopped(state: TurnState) -> bool:
 def _to_outcome(value: object) -> Outcome:
     """What a handler returned, as an outcome; raises if it is not one of plain JSON data."""
     if isinstance(value, ToolError):
+        if value.code == ErrorCode.NOT_EXECUTED:  # the harness's mark for a call never run
+            msg = "a tool cannot return not_executed: it ran (return not_applied if it did nothing)"
+            raise TypeError(msg)
         return value  # its fields were checked when it was built
     if isinstance(value, Ok):
         checked_data(value.data)
@@ -671,6 +685,17 @@ def _to_outcome(value: object) -> Outcome:
         msg = f"a tool must return a JSON object or a ToolError, not {type(value).__name__}"
         raise TypeError(msg)
     return Ok(checked_data(value))
+
+
+class _RolledBackError(RuntimeError):
+    """What the diagnostics show when a handler reported success after ``commit_in`` but the
+    transaction holding the record did not commit."""
+
+    def __init__(self, tool: str) -> None:
+        super().__init__(
+            f"{tool} returned success, but the transaction in which it called ctx.commit_in "
+            "did not commit: the write is settled by the ledger instead"
+        )
 
 
 def _is_pydantic_model(value: object) -> TypeGuard[BaseModel]:

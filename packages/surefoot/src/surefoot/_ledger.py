@@ -131,7 +131,9 @@ def fingerprint(tool: str, canonical_arguments: str) -> str:
     """A short stable hash of a call's tool and canonical arguments."""
     from hashlib import sha256  # loaded at the first call: `import surefoot` stays light
 
-    return sha256(f"{tool}\x00{canonical_arguments}".encode()).hexdigest()[:32]
+    # a lone surrogate (a model can send one) is hashed as is instead of failing to encode
+    text = f"{tool}\x00{canonical_arguments}"
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 DEFAULT_USER: Final = "default"

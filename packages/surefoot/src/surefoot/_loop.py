@@ -57,7 +57,7 @@ from ._model import Model, ResponseDone, TextDelta
 from ._outcome import ErrorCode, Outcome, Recovery, ToolError
 from ._sql import SqlJournal, SqlLedger
 from ._sync import run_sync
-from ._texts import Lang, text
+from ._texts import Lang, coerce_lang, text
 from ._tools import ToolSet
 from ._tracing import Tracer, TurnTrace
 
@@ -184,6 +184,13 @@ class Agent:
         """``where_to_check(call, lang)``: where a person sees whether a write whose outcome
         is unknown was done (a command, a page), in ``lang``; None or an empty answer says
         "your data"."""
+        try:
+            lang = coerce_lang(lang)
+        except ValueError as exc:
+            raise ConfigurationError(str(exc)) from None
+        if max_rounds < 1 or guard_limit < 1 or not lease_seconds > 0:
+            msg = "max_rounds and guard_limit must be at least 1, and lease_seconds above 0"
+            raise ConfigurationError(msg)
         self.model = model
         self.where_to_check = where_to_check
         self.tools = tools
@@ -579,7 +586,7 @@ class Agent:
             return message
         if ErrorCode.NOT_APPLIED in codes:
             return text(self.lang, "stop_not_applied", app=self.app_name)
-        first = next(e for e in stopping if e.code != ErrorCode.NOT_EXECUTED)
+        first = next((e for e in stopping if e.code != ErrorCode.NOT_EXECUTED), stopping[0])
         return text(self.lang, "stop_generic", app=self.app_name, reason=first.message)
 
     async def _stop_with(

@@ -54,7 +54,10 @@ class Recovery(StrEnum):
 
 
 class ErrorCode(StrEnum):
-    """The codes the harness owns. Tools add their own snake_case domain codes."""
+    """The codes the harness owns. Tools add their own snake_case domain codes, and may
+    return ``invalid_arguments``, ``unavailable``, ``not_applied`` or ``outcome_unknown`` when
+    that is the truth; ``not_executed`` (the mark of a call the harness never ran) returned by
+    a handler is treated as the handler's failure."""
 
     UNKNOWN_TOOL = "unknown_tool"
     INVALID_ARGUMENTS = "invalid_arguments"

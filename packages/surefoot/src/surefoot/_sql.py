@@ -715,6 +715,21 @@ class _Cached:
     messages: list[Message]
 
 
+def _stored_message(message: Message) -> str:
+    """The stored text of ``message``: JSON in UTF-8. The arguments of a model's call may hold
+    what that cannot carry (a lone surrogate, NaN, an infinity): such a message is stored with
+    ``\\u`` escapes and JSON's common extensions (``NaN``, ``Infinity``), which load back
+    exactly as they were, so the transcript keeps what the model sent."""
+    data = message_to_json(message)
+    try:
+        stored = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        if not stored.isascii():
+            stored.encode()
+    except ValueError:  # UnicodeEncodeError is one
+        return json.dumps(data)
+    return stored
+
+
 class SqlJournal:
     """The journal in a ``Database`` for one user: messages, the one-writer lease, the model
     each turn runs on, and approvals. Every query is scoped to ``user``.
@@ -783,9 +798,7 @@ class SqlJournal:
     def append(
         self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
     ) -> None:
-        payloads = [
-            json.dumps(message_to_json(m), ensure_ascii=False, allow_nan=False) for m in messages
-        ]
+        payloads = [_stored_message(m) for m in messages]
         with self.db.transaction() as tx:
             # the fence check takes the conversation's row lock: a new holder waits for us
             tx.execute(

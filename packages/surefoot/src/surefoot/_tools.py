@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
 """A reconcile hook's verdict: the effect happened (its result), provably did not, or unknown."""
 
+_ARGUMENTS_JSON = json.JSONEncoder(allow_nan=True)  # NaN is written, for the model to refuse
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -170,7 +172,16 @@ class Tool:
         """The validated arguments, or the problems found, in ``lang`` (the handler must not
         run)."""
         try:
-            return self.arguments.model_validate(arguments)
+            payload = _ARGUMENTS_JSON.encode(arguments)
+        except (ValueError, TypeError, RecursionError):  # not JSON data at all
+            return (
+                Detail("$", text(lang, "arg_not_object"), text(lang, "arg_not_object_expected")),
+            )
+        try:
+            # validated as the JSON text the model sent: an enum, a tuple, a UUID or a
+            # datetime is then taken from its JSON form (as the schema tells the model), and
+            # what JSON cannot hold (NaN, lone surrogates, absurd nesting) is refused
+            return self.arguments.model_validate_json(payload)
         except Exception as exc:
             from pydantic import ValidationError  # loaded already: the model is pydantic's
 
@@ -214,7 +225,7 @@ def _arguments_model(func: Callable[..., Any], tool_name: str) -> tuple[type[Bas
         fields[param.name] = (annotation, default)
     model = pydantic.create_model(
         f"{tool_name}_arguments",
-        __config__=pydantic.ConfigDict(strict=True, extra="forbid"),
+        __config__=pydantic.ConfigDict(strict=True, extra="forbid", allow_inf_nan=False),
         **fields,
     )
     return model, wants_context

@@ -237,6 +237,8 @@ def _outcome(result: types.CallToolResult, ctx: ToolContext, *, write: bool) -> 
             text(ctx.lang, "remote_failed", name=ctx.tool),
             Recovery.CHOOSE_ALTERNATIVE,
         )
+    if error.code == ErrorCode.NOT_EXECUTED:  # the server's harness never ran it
+        return ToolError(ErrorCode.NOT_APPLIED, error.message, error.recovery, error.details)
     return error
 
 

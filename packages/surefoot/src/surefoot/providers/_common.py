@@ -206,10 +206,16 @@ def credentials_error(provider: str, message: str) -> ProviderError:
 # -- reading responses ---------------------------------------------------------------------
 
 
+def _not_json(constant: str) -> object:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (Python's parser takes them)."""
+    msg = f"{constant} is not a JSON value"
+    raise ValueError(msg)
+
+
 def decode_json(content: bytes, provider: str) -> object:
     """A response body decoded; ``bad_response`` when it is not JSON."""
     try:
-        return json.loads(content)
+        return json.loads(content, parse_constant=_not_json)
     except (ValueError, RecursionError):
         raise bad_response(provider, "the response body is not JSON") from None
 
@@ -217,7 +223,7 @@ def decode_json(content: bytes, provider: str) -> object:
 def json_object(text: str) -> dict[str, Any] | None:
     """``text`` parsed when it is a JSON object, else None."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_not_json)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
