@@ -338,3 +338,34 @@ def test_entry_point_prints_plain_json(db: str) -> None:
     done = _real("meals", "show", DAY, "--meal", "lunch", "--json", "--db", db)
     assert done.returncode == 0
     assert json.loads(done.stdout)["meal"] == "lunch"
+
+
+@pytest.mark.parametrize(
+    ("args", "lang", "message"),
+    [
+        (("measurements", "add", "2024-01-01", "--bogus"), "pt", "a opção --bogus não existe"),
+        (("ask", "hola", "--timeout", "abc"), "es", "valor no válido para --timeout"),
+        (("meals", "add"), "pt", "falta DATE"),
+        (("meals", "edit", "1", "--grams", "10", "extra"), "en", "extra argument(s): extra"),
+        (("measurements", "bogus"), "en", "there is no command 'bogus'"),
+        (("meals", "edit", "-1", "--grams", "10"), "es", "la opción -1 no existe"),
+    ],
+    ids=["no-such-option", "bad-value", "missing", "extra", "no-such-command", "dash-number"],
+)
+@pytest.mark.parametrize("form", ["--json", "text"])
+def test_command_line_mistakes_are_one_answer_in_the_users_language(
+    gymnasia: Any, args: tuple[str, ...], lang: str, message: str, form: str
+) -> None:
+    """A mistake the command-line parser finds (before any command runs) is reported like
+    every other failure: in the language asked for (``--lang`` anywhere on the line), exit 2,
+    and under ``--json`` one JSON object on stdout (it used to be Click's English text on
+    stderr whatever was asked)."""
+    extra = ("--json",) if form == "--json" else ()
+    run = gymnasia(*args, "--lang", lang, *extra)
+    assert run.code == 2
+    if form == "--json":
+        assert (json.loads(run.out)["error"], run.err) == ("usage", "")
+        assert message in json.loads(run.out)["message"]
+    else:
+        assert run.out == ""
+        assert message in run.err

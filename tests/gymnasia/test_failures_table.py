@@ -19,6 +19,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,10 +122,15 @@ def read_only_directory(place: Place) -> str:
 
 
 def locked_for_long(place: Place) -> str:
+    """Locked by another process for 20 s, and the command told to wait 0.3 s: a command that
+    ignored ``GYMNASIA_DB_TIMEOUT`` (and waited its default 30 s) would get the lock and
+    succeed, failing the row's exit code."""
     db = _seeded(place)
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")  # held until the row is done
-    place.cleanup.append(holder.close)
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    release = threading.Timer(20, holder.close)
+    release.start()
+    place.cleanup += [release.cancel, holder.close]
     place.env["GYMNASIA_DB_TIMEOUT"] = "0.3"
     return str(db)
 

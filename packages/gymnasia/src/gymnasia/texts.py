@@ -1240,6 +1240,31 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "the {provider} model configuration is not valid; check --model, --base-url "
         "and the key",
     },
+    "cli_no_such_option": {
+        "es": "la opción {option} no existe (mira --help)",
+        "pt": "a opção {option} não existe (veja --help)",
+        "en": "there is no option {option} (see --help)",
+    },
+    "cli_missing": {
+        "es": "falta {name} (mira --help)",
+        "pt": "falta {name} (veja --help)",
+        "en": "{name} is missing (see --help)",
+    },
+    "cli_bad_value": {
+        "es": "valor no válido para {name} (mira --help)",
+        "pt": "valor inválido para {name} (veja --help)",
+        "en": "invalid value for {name} (see --help)",
+    },
+    "cli_extra_args": {
+        "es": "sobra algo en la orden: {args} (mira --help)",
+        "pt": "há algo a mais no comando: {args} (veja --help)",
+        "en": "unexpected extra argument(s): {args} (see --help)",
+    },
+    "cli_no_such_command": {
+        "es": "la orden «{name}» no existe (mira --help)",
+        "pt": "o comando «{name}» não existe (veja --help)",
+        "en": "there is no command '{name}' (see --help)",
+    },
     "bad_lang": {
         "es": "--lang debe ser uno de {choices}",
         "pt": "--lang deve ser um de {choices}",

@@ -21,6 +21,8 @@ the agent).
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from typing import NoReturn
 
@@ -28,18 +30,23 @@ import typer
 
 from surefoot import StoreError
 
+from ..texts import t
 from . import _agent, _data, _durable, _erase, _mcp, _serve  # noqa: F401 - importing registers them
-from ._base import SESSION, UsageProblem, app, err, store_problem
+from ._base import SESSION, UsageProblem, app, err, remember_lang, store_problem
 
 # Typer may run on the click package or on its own bundled copy: take the exception classes
 # from Typer itself so both are caught.
 _CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
+_CLICK_ERRORS = sys.modules[typer.BadParameter.__module__]
+_EXTRA = re.compile(r"Got unexpected extra argument\(s\) \((?P<args>.*)\)")
+_NO_COMMAND = re.compile(r"No such command '(?P<name>.*)'")
 
 
 def main() -> NoReturn:
     """Entry point: run the app, turning every failure into one line and its exit code."""
     command = typer.main.get_command(app)
     SESSION.reset()
+    _read_ahead(sys.argv[1:])
     try:
         code = command.main(prog_name="gymnasia", standalone_mode=False)
     except UsageProblem as exc:
@@ -47,13 +54,56 @@ def main() -> NoReturn:
     except StoreError as exc:  # a database that fails in the middle of a command
         _fail(store_problem(exc, SESSION.lang))
     except _CLICK_USAGE_ERROR as exc:
-        message = exc.format_message()  # type: ignore[attr-defined]
-        _fail(UsageProblem(message))
+        _fail(UsageProblem(_usage_message(exc)))
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _read_ahead(args: list[str]) -> None:
+    """``--json`` and ``--lang`` as written, before the command line is parsed, so that a
+    mistake in it is reported in that form and language too."""
+    head = args[: args.index("--")] if "--" in args else args
+    SESSION.json = "--json" in head
+    remember_lang(os.environ.get("GYMNASIA_LANG"))
+    for index, arg in enumerate(head):
+        if arg == "--lang" and index + 1 < len(head):
+            remember_lang(head[index + 1])
+        elif arg.startswith("--lang="):
+            remember_lang(arg.removeprefix("--lang="))
+
+
+def _usage_message(exc: Exception) -> str:
+    """A command-line mistake in the user's language (Click's English text as the last
+    resort, for mistakes it has no structure for)."""
+    lang = SESSION.lang
+    name = _param_name(getattr(exc, "param", None))
+    if isinstance(exc, _CLICK_ERRORS.NoSuchOption):
+        return t(lang, "cli_no_such_option", option=exc.option_name)
+    if isinstance(exc, _CLICK_ERRORS.MissingParameter) and name:
+        return t(lang, "cli_missing", name=name)
+    if isinstance(exc, _CLICK_ERRORS.BadParameter) and name:
+        return t(lang, "cli_bad_value", name=name)
+    message: str = exc.format_message()  # type: ignore[attr-defined]
+    if found := _EXTRA.fullmatch(message):
+        return t(lang, "cli_extra_args", args=found["args"])
+    if found := _NO_COMMAND.match(message):
+        return t(lang, "cli_no_such_command", name=found["name"])
+    return message
+
+
+def _param_name(param: object) -> str | None:
+    """How the command line names ``param``: its long option, or its argument in capitals."""
+    if param is None:
+        return None
+    opts = [o for o in getattr(param, "opts", None) or [] if isinstance(o, str)]
+    options = [o for o in opts if o.startswith("-")]
+    if options:
+        return max(options, key=len)
+    name = getattr(param, "name", None)
+    return name.upper() if isinstance(name, str) and name else None
 
 
 def _fail(problem: UsageProblem) -> NoReturn:

@@ -122,7 +122,8 @@ class Session:
 SESSION: Final = Session()
 
 
-def _remember_lang(value: str | None) -> str | None:
+def remember_lang(value: str | None) -> str | None:
+    """Note ``value`` as the session's language when it is one."""
     for lang in LANGS:
         if value == lang:
             SESSION.lang = lang
@@ -151,7 +152,7 @@ DbOpt = Annotated[
 LangOpt = Annotated[
     str,
     typer.Option(
-        "--lang", envvar="GYMNASIA_LANG", help="Language: es, pt or en.", callback=_remember_lang
+        "--lang", envvar="GYMNASIA_LANG", help="Language: es, pt or en.", callback=remember_lang
     ),
 ]
 UserOpt = Annotated[str, typer.Option("--user", help="Whose data (one database, many users).")]
@@ -196,10 +197,12 @@ def db_target(db: str | None) -> str:
     return db or os.environ.get("GYMNASIA_DB") or str(default_db_path())
 
 
-def existing_store(db: str | None, lang: Lang, user: str) -> GymStore:
+def existing_store(db: str | None, lang: Lang, user: str, *, create: bool = False) -> GymStore:
+    """The user's store in ``db`` (made when ``create``, for commands that add data),
+    waiting ``GYMNASIA_DB_TIMEOUT`` for a lock held by another process."""
     target = db_target(db)
     try:
-        return GymStore(open_db(target, create=False), user=user)
+        return GymStore(open_db(target, create=create), user=user)
     except StoreError as exc:
         raise store_problem(exc, lang, target) from None
 

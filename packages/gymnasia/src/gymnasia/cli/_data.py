@@ -12,13 +12,13 @@ from typing import Annotated, Any, cast, get_args
 
 import typer
 
-from surefoot import Lang, open_database
+from surefoot import Lang
 from surefoot.sql import Tx
 
 from .. import catalog, meals
 from ..backup import ExportError, read_export
 from ..diet import logged_meal, meal_json, totals
-from ..store import MEASUREMENT_FIELDS, DateTaken, GymStore
+from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import number, t
 from ..tools import MEASUREMENT_LIMITS
 from ..training import MAX_EXERCISES, Plan, RoutineCategory, moved, plan_of, routine_json
@@ -30,7 +30,6 @@ from ._base import (
     UserOpt,
     app,
     confirmed,
-    db_target,
     err,
     exercises_app,
     existing_store,
@@ -190,7 +189,7 @@ def measurements_add(
     )
     if not values:
         raise UsageProblem(t(language, "give_a_value", example="--weight-kg 76,5"))
-    store = GymStore(open_database(db_target(db)), user=user)
+    store = existing_store(db, language, user, create=True)
     try:
         with store.transaction() as tx:
             saved = store.upsert_measurement(tx, day, values)
@@ -350,7 +349,7 @@ def import_data(
         message = t(language, "import_malformed", file=file, problem=bad.problem)
         raise UsageProblem(message) from None
     rows = data.rows()
-    store = GymStore(open_database(db_target(db)), user=user)
+    store = existing_store(db, language, user, create=True)
     try:
         with store.transaction() as tx:
             if store.has_data(tx):
@@ -684,7 +683,7 @@ def routines_create(
         plan.append(_exercise(words[0], words[1:], language))
     if len(plan) > MAX_EXERCISES:
         raise UsageProblem(t(language, "routine_too_long", name=name, count=MAX_EXERCISES))
-    store = GymStore(open_database(db_target(db)), user=user)
+    store = existing_store(db, language, user, create=True)
     try:
         with store.transaction() as tx:
             routine_id = store.create_routine(tx, name, chosen or "", plan)
