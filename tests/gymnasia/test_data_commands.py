@@ -357,15 +357,37 @@ def test_command_line_mistakes_are_one_answer_in_the_users_language(
     gymnasia: Any, args: tuple[str, ...], lang: str, message: str, form: str
 ) -> None:
     """A mistake the command-line parser finds (before any command runs) is reported like
-    every other failure: in the language asked for (``--lang`` anywhere on the line), exit 2,
-    and under ``--json`` one JSON object on stdout (it used to be Click's English text on
-    stderr whatever was asked)."""
+    every other mistake in the command line: one line on stderr in the language asked for
+    (``--lang`` anywhere on the line), nothing on stdout even under ``--json``, exit 2 (it used
+    to be Click's English text whatever was asked)."""
     extra = ("--json",) if form == "--json" else ()
     run = gymnasia(*args, "--lang", lang, *extra)
+    assert (run.code, run.out) == (2, "")
+    assert len(run.err.strip().splitlines()) == 1
+    assert message in run.err
+
+
+@pytest.mark.parametrize("typed", ["1_0_0", "1e2", "inf", "nan", "0x50", "80.", ".5"])
+def test_numbers_are_only_as_people_write_them(gymnasia: Any, sqlite_url: str, typed: str) -> None:
+    """Python's float() reads "1_0_0" as 100 and "1e2" as 100; a person means neither."""
+    run = gymnasia("measurements", "add", "2020-01-01", "--weight-kg", typed, "--db", sqlite_url)
     assert run.code == 2
-    if form == "--json":
-        assert (json.loads(run.out)["error"], run.err) == ("usage", "")
-        assert message in json.loads(run.out)["message"]
-    else:
-        assert run.out == ""
-        assert message in run.err
+    assert f"«{typed}»" in run.err
+
+
+def test_show_without_a_record_prints_nothing_on_stdout(gymnasia: Any, sqlite_url: str) -> None:
+    """Nothing saved on that date: exit 1, nothing on stdout (also under ``--json``), the
+    reason on stderr; a record shows only the fields that were measured."""
+    assert gymnasia("measurements", "add", "2020-01-01", "--weight-kg", "80,5", "--db",
+                    sqlite_url).code == 0  # fmt: skip
+    missing = gymnasia("measurements", "show", "2020-01-02", "--db", sqlite_url, "--json")
+    assert (missing.code, missing.out) == (1, "")
+    assert "no hay registro para el 2020-01-02" in missing.err
+    shown = gymnasia("measurements", "show", "2020-01-01", "--db", sqlite_url)
+    assert shown.out.splitlines() == ["date: 2020-01-01", "weight_kg: 80.5"]
+
+
+def test_writes_state_is_checked_in_the_users_language(gymnasia: Any, sqlite_url: str) -> None:
+    run = gymnasia("writes", "--state", "bogus", "--lang", "pt", "--db", sqlite_url)
+    assert run.code == 2
+    assert "valor inválido «bogus» para --state" in run.err

@@ -1,7 +1,9 @@
 """The ``gymnasia`` command line.
 
-Every failure ends with one localized line on stderr (under ``--json``: one JSON object,
-``{"error": code, "message": line}``, on stdout), never a traceback. Exit codes:
+Every failure ends with one localized line on stderr, never a traceback. Under ``--json`` a
+failure a program may act on (storage, configuration) is one JSON object on stdout instead,
+``{"error": code, "message": line}``; a mistake in the command line stays one line on stderr
+with nothing on stdout. Exit codes:
 
 * 0 — done; 1 — a data command found nothing to change
 * 2 — a usage or configuration mistake: a bad option, date, fault or provider setting, a
@@ -107,7 +109,10 @@ def _param_name(param: object) -> str | None:
 
 
 def _fail(problem: UsageProblem) -> NoReturn:
-    if SESSION.json:
+    """One line on stderr; under ``--json``, a failure with a code for programs (storage,
+    configuration) is one JSON object on stdout instead. A mistake in the command line
+    (``usage``) is never JSON: nothing ran, so there is nothing on stdout to read."""
+    if SESSION.json and problem.code != "usage":
         sys.stdout.write(
             json.dumps({"error": problem.code, "message": str(problem)}, ensure_ascii=False) + "\n"
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Annotated, Final
@@ -276,15 +277,15 @@ def parse_choice(
     raise UsageProblem(t(lang, "bad_choice", value=value, option=option, choices=listed))
 
 
+_PLAIN_NUMBER = re.compile(r"[+-]?[0-9]+(?:[.,][0-9]+)?")
+
+
 def parse_amount(value: str | None, low: float, high: float) -> float | None:
     """A number as people type it (decimal comma or point) within ``[low, high]``."""
-    if value is None:
-        return None
-    try:
-        parsed = float(value.strip().replace(",", "."))
-    except ValueError:
-        return None
-    return parsed if low <= parsed <= high else None  # also refuses nan
+    if value is None or not _PLAIN_NUMBER.fullmatch(value.strip()):
+        return None  # float() would also take "1_000", "1e3", "inf" and "nan"
+    parsed = float(value.strip().replace(",", "."))
+    return parsed if low <= parsed <= high else None
 
 
 def parse_bounded(

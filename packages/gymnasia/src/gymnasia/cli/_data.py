@@ -92,14 +92,15 @@ def measurements_show(
     store = existing_store(db, language, user)
     row = store.read_measurement(day)
     store.db.close()
-    if row is None:
-        err.print(t(language, "no_such_record", date=day.isoformat()))
+    if row is None:  # exit 1 and nothing on stdout, also under --json: there is no record
+        err.print(t(language, "no_such_record", date=day.isoformat()), markup=False)
         raise typer.Exit(1)
     if json_output:
         sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
         return
     for key, value in row.items():
-        out.print(f"{key}: {value}")
+        if value is not None:  # a field never measured is not shown
+            out.print(f"{key}: {value}", markup=False)
 
 
 def _field_option(name: str) -> str:

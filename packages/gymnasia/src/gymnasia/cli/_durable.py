@@ -39,6 +39,7 @@ from ._base import (
     db_target,
     existing_store,
     out,
+    parse_choice,
     parse_lang,
 )
 from ._output import entry_json, report, write_json
@@ -331,7 +332,7 @@ def writes(
     """Every write the agent attempted, with its ledger state: where to check a write whose
     outcome was unknown."""
     language = parse_lang(lang)
-    chosen = _ledger_state(state)
+    chosen = _ledger_state(parse_choice(state, "--state", LEDGER_STATES, language))
     coach = _open(db, language, user)
     entries = coach.agent.writes(conversation_id=conversation, state=chosen)
     coach.close()
@@ -350,10 +351,7 @@ def _ledger_state(value: str | None) -> LedgerState | None:
     for state in LEDGER_STATES:
         if value == state:
             return state
-    if value is None:
-        return None
-    msg = f"--state must be one of {', '.join(LEDGER_STATES)}"
-    raise UsageProblem(msg)
+    return None  # parse_choice let only the states and None through
 
 
 @app.command()
