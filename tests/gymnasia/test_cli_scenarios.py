@@ -477,3 +477,30 @@ def test_today_reaches_the_offline_model(new_gym: GymFactory, lang: str, message
         ("read_measurement", {"date": "2020-01-04"})
     ]
     assert SHOWN_77_4[lang] in result["reply"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "today", "message", "invalid"),
+    [
+        ("es", "0001-01-01", "ayer peso 80 kg", "no es una fecha válida"),
+        ("es", "0001-01-01", "anteayer peso 80 kg", "no es una fecha válida"),
+        ("es", "0001-01-01", "muestra mi peso de los últimos 7 días", "no es una fecha válida"),
+        ("es", "0001-01-01", "últimos 7 días", ""),
+        ("en", "0001-01-01", "what did I eat yesterday", "is not a valid date"),
+        ("pt", "0001-01-01", "ontem pesei 80 kg", "não é uma data válida"),
+        ("es", "9999-12-31", "mañana peso 80 kg", "no es una fecha válida"),
+        ("en", "9999-12-31", "save my weight 80 kg tomorrow", "is not a valid date"),
+    ],
+)
+def test_relative_dates_at_the_calendar_edges_are_asked_back(
+    new_gym: GymFactory, lang: str, today: str, message: str, invalid: str
+) -> None:
+    """ "Yesterday" of 0001-01-01 and "tomorrow" of 9999-12-31 are no dates: the offline model
+    says so in the message's language (no traceback) and calls no tool."""
+    gymnasium = new_gym(f"edge-{lang}")
+    proc = gymnasium.run("ask", message, "--json", "--today", today, "--lang", lang)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    result = one_json(proc)
+    assert result["tool_calls"] == []
+    assert invalid in result["reply"]

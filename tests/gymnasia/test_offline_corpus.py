@@ -85,8 +85,8 @@ def load_corpus() -> list[Case]:
     return [Case(**json.loads(line)) for line in lines if line.strip()]
 
 
-def _kind(text: str) -> str:
-    found = understand(text, today=TODAY)
+def _kind(text: str, lang: str) -> str:
+    found = understand(text, today=TODAY, lang=lang)
     if found is None:
         return "help"
     return "ask" if isinstance(found, Unclear) else "intent"
@@ -111,7 +111,7 @@ def run_case(case: Case) -> Verdict:
     pending = result.pending_confirmation
     if pending is not None:
         calls.append([pending.tool, pending.arguments])
-    return Verdict(case, calls, _kind(case.text), result.reply)
+    return Verdict(case, calls, _kind(case.text, case.lang), result.reply)
 
 
 @dataclass(frozen=True)

@@ -323,3 +323,37 @@ def test_any_text_gets_an_answer(text: str) -> None:
     model = OfflineModel(lang="es", today=TODAY)
     response = asyncio.run(model.request(ModelRequest([UserMessage(text)], tools=TOOLS)))
     assert response.message.text or response.message.tool_calls
+
+
+def test_portuguese_no_is_in_the_not_a_negation() -> None:
+    """pt "no" is em + o ("no jantar"): with the message's language known it negates nothing;
+    in Spanish (or when the language is unknown) "no" still negates."""
+    text = "hoje no jantar comi 150 g de arroz branco cozido"
+    found = understand(text, today=TODAY, lang="pt")
+    assert not isinstance(found, Unclear)
+    assert found is not None
+    assert found.kind == "add_food"
+    assert understand(text, today=TODAY) == Unclear("add_food", "negated")
+    assert understand("hoy no peso 80 kg", today=TODAY, lang="es") == Unclear(
+        "save_measurement", "negated"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "today", "action"),
+    [
+        ("ayer peso 80 kg", dt.date.min, "save_measurement"),
+        ("anteayer peso 80 kg", dt.date.min, "save_measurement"),
+        ("mañana peso 80 kg", dt.date.max, "save_measurement"),
+        ("what did I eat yesterday", dt.date.min, "read_meal"),
+        ("muestra mi peso de los últimos 7 días", dt.date.min, "list_measurements"),
+        ("show my weight for the last 1000000000 weeks", TODAY, "list_measurements"),
+    ],
+)
+def test_relative_dates_past_the_calendar_are_no_dates(
+    text: str, today: dt.date, action: str
+) -> None:
+    """A relative day outside 0001-01-01 .. 9999-12-31 is an unreadable date, not a crash."""
+    found = understand(text, today=today)
+    assert isinstance(found, Unclear)
+    assert (found.action, found.problem) == (action, "date_bad")

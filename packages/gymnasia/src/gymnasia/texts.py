@@ -836,6 +836,22 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "that looks like a change or a goal, not a measured value. Tell me the value you "
         "measured, like 'weight 77.4 kg today'.",
     },
+    "offline_problem_not_yours": {
+        "es": "eso parece el peso de un ejercicio, de otra persona, de un animal o de un objeto, "
+        "no una medida tuya. Dime tu valor medido, como «peso 77,4 kg hoy».",
+        "pt": "isso parece o peso de um exercício, de outra pessoa, de um animal ou de um "
+        "objeto, não uma medida sua. Diga o seu valor medido, como «peso 77,4 kg hoje».",
+        "en": "that looks like the weight of a lift, another person, an animal or an object, "
+        "not your own measurement. Tell me your measured value, like 'weight 77.4 kg today'.",
+    },
+    "offline_problem_intention": {
+        "es": "eso parece un deseo o una intención, no algo ya medido o comido. Dímelo como un "
+        "hecho, como «peso 77,4 kg hoy» o «hoy comí 150 g de arroz en la cena».",
+        "pt": "isso parece um desejo ou uma intenção, não algo já medido ou comido. Diga-o como "
+        "um facto, como «peso 77,4 kg hoje» ou «hoje comi 150 g de arroz no jantar».",
+        "en": "that looks like a wish or a plan, not something measured or eaten. Tell me it as "
+        "a fact, like 'weight 77.4 kg today' or 'today I ate 150 g of rice at dinner'.",
+    },
     "offline_units_weight": {"es": "kg o lb", "pt": "kg ou lb", "en": "kg or lb"},
     "offline_units_length": {"es": "cm, m o in", "pt": "cm, m ou in", "en": "cm, m or in"},
     "offline_units_percent": {"es": "%", "pt": "%", "en": "%"},

@@ -49,10 +49,20 @@ def parse_meals(s: Sentence) -> Intent | Unclear | None:
         return None  # meal items cannot be deleted by this model: the help says what can
     statement = eats and bool(grams) and not s.is_question() and not negated
     if "save" in plain or statement:
-        return _add(s)
+        return _not_asked(s) or _add(s)
     if "save" in negated or ("eat" in negated and grams):
         return Unclear("add_food", "negated")
     return _read(s)
+
+
+def _not_asked(s: Sentence) -> Unclear | None:
+    """A wish without a save verb ("quiero comer 150 g de arroz") is no meal eaten; a
+    condition ("si como ...") is no write either."""
+    if s.has("wish") and "save" not in s.actions():
+        return Unclear("add_food", "intention")
+    if s.has("if"):
+        return Unclear("add_food", "conditional")
+    return None
 
 
 def _read(s: Sentence) -> ReadMeals | Unclear:
@@ -219,7 +229,7 @@ def _food_arguments(s: Sentence) -> dict[str, Any] | Unclear:
 
 def _content_word(s: Sentence, index: int) -> bool:
     item = s.items[index]
-    if not isinstance(item.token, Word) or item.concepts:
+    if not isinstance(item.token, Word) or item.meaningful:
         return False
     return item.norm not in FUNCTION_WORDS and item.norm not in _TABLE_WORDS
 

@@ -62,6 +62,8 @@ Problem = Literal[
     "filter_unsupported",
     "title_missing",
     "not_measured",
+    "not_yours",
+    "intention",
 ]
 NEEDS_FIELD: Final = frozenset({"out_of_range", "unit_missing", "unit_wrong", "value_many"})
 """Problems that are about one named value (a field, the grams, a series' reps ...)."""

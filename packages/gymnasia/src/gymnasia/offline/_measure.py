@@ -71,17 +71,47 @@ def parse_measurements(s: Sentence) -> Intent | Unclear | None:
         return _delete(s)
     if "delete" in negated:
         return Unclear("delete_measurement", "negated")
-    if "save" in conditional:
+    if "save" in conditional or (measured and s.has("if")):
         return Unclear("save_measurement", "conditional")
     has_values = bool(s.quantities)
     if "save" in plain or (has_values and not plain and not negated and not s.is_question()):
-        return _save(s)
+        return not_asked(s, "save_measurement") or _save(s)
     if "save" in negated and has_values and not plain:
         return Unclear("save_measurement", "negated")
     return _read(s)
 
 
 # -- saving ----------------------------------------------------------------------------------
+
+
+_HEDGES: Final = frozenset(
+    {"casi", "quase", "almost", "nearly", "about", "around", "aproximadamente", "approximately"}
+    | {"unos", "unas", "uns", "umas", "roughly", "aprox", "approx", "cerca", "~"}
+)
+
+
+def not_asked(s: Sentence, action: Action) -> Unclear | None:
+    """What keeps a write from being one the person asked for (None: nothing): a negation or a
+    condition anywhere in the message ("hoy no peso 80 kg", "si hoy peso 80 kg avísame"), a
+    wish or a hedge without a save verb ("quiero pesar 75 kg"), a lift, another person, a pet,
+    an object or a purchase ("mi perro pesa 30 kg", "levanté 100 kg"), or a comparison or an
+    approximation right before a value ("peso más de 80 kg")."""
+    if s.has("neg"):
+        return Unclear(action, "negated")
+    if s.has("if") or s.has("cond"):
+        return Unclear(action, "conditional")
+    if s.has("wish") and "save" not in s.actions():
+        return Unclear(action, "intention")
+    if s.has("other"):
+        return Unclear(action, "not_yours")
+    for quantity in s.quantities:
+        before = quantity.index - 1
+        if before < 0:
+            continue
+        item = s.items[before]
+        if (item.means("compare") and item.norm not in _TO) or item.norm in _HEDGES:
+            return Unclear(action, "not_measured")
+    return None
 
 
 def _save(s: Sentence) -> SaveMeasurement | Unclear:
@@ -221,6 +251,8 @@ def _read(s: Sentence) -> Intent | Unclear:
         if ref.problem is not None:
             return Unclear("read_measurement", ref.problem, ref.text)
     last = last_days(s)
+    if isinstance(last, Unclear):
+        return last
     if last is not None:
         return ListMeasurements(*last, fields=fields)
     month = next((ref for ref in s.dates if ref.end is not None), None)
@@ -239,8 +271,9 @@ def _read(s: Sentence) -> Intent | Unclear:
     return ListMeasurements(start, end, fields)
 
 
-def last_days(s: Sentence) -> tuple[dt.date, dt.date] | None:
-    """A span up to today: "the last 7 days", "últimas 2 semanas", "last week"."""
+def last_days(s: Sentence) -> tuple[dt.date, dt.date] | Unclear | None:
+    """A span up to today: "the last 7 days", "últimas 2 semanas", "last week"; a span that
+    starts before the calendar does is ``Unclear``."""
     for i in s.where("last"):
         count, unit_at = 1, i + 1
         quantity = next((q for q in s.quantities if q.index == i + 1), None)
@@ -251,5 +284,8 @@ def last_days(s: Sentence) -> tuple[dt.date, dt.date] | None:
         unit = s.items[unit_at].value("unit")
         days = {"day": 1, "week": 7}.get(unit or "")
         if days is not None:
-            return s.today - dt.timedelta(days=count * days - 1), s.today
+            try:
+                return s.today - dt.timedelta(days=count * days - 1), s.today
+            except OverflowError:
+                return Unclear("list_measurements", "date_bad", s.raw(i, unit_at + 1))
     return None

@@ -46,7 +46,7 @@ class OfflineModel:
         say = Replies(self.lang)
         user, results = _current_turn(request.messages)
         today = self.today or dt.date.today()  # noqa: DTZ011 - a calendar date
-        understood = understand(user, today=today)
+        understood = understand(user, today=today, lang=self.lang)
         if understood is None:
             return self._say(say.help())
         if isinstance(understood, Unclear):

@@ -29,9 +29,13 @@ _PARSERS: Final[tuple[Callable[[Sentence], Intent | Unclear | None], ...]] = (
 )
 
 
-def understand(text: str, *, today: dt.date | None = None) -> Intent | Unclear | None:
-    """What ``text`` asks for; relative dates count from ``today`` (default: the clock's)."""
-    sentence = read_sentence(text, today or dt.date.today())  # noqa: DTZ011 - a calendar date
+def understand(
+    text: str, *, today: dt.date | None = None, lang: str | None = None
+) -> Intent | Unclear | None:
+    """What ``text`` (written in ``lang``, when known) asks for; relative dates count from
+    ``today`` (default: the clock's)."""
+    day = today or dt.date.today()  # noqa: DTZ011 - a calendar date
+    sentence = read_sentence(text, day, lang)
     for parser in _PARSERS:
         found = parser(sentence)
         if found is not None:

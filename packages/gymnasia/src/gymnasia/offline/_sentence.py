@@ -171,9 +171,10 @@ class Sentence:
         return next((u for u in after.values("unit") if u in _QUANTITY_UNITS), None)
 
 
-def read_sentence(text: str, today: dt.date) -> Sentence:
-    """Analyse ``text``; relative dates count from ``today``."""
-    items = _unquote(tuple(tag(text, tokenize(text))))
+def read_sentence(text: str, today: dt.date, lang: str | None = None) -> Sentence:
+    """Analyse ``text`` (written in ``lang``, when known); relative dates count from
+    ``today``."""
+    items = _unquote(tuple(tag(text, tokenize(text), lang)))
     clause_of = _clauses(items)
     dates, used = _dates(text, items, today)
     return Sentence(text, items, today, clause_of, frozenset(used), tuple(dates))
@@ -235,7 +236,10 @@ def _dates(text: str, items: tuple[Item, ...], today: dt.date) -> tuple[list[Dat
             used.add(i)
         elif item.means("day"):
             offset = int(item.value("day") or 0)
-            found.append(DateRef(today + dt.timedelta(days=offset), token.text, i))
+            try:
+                found.append(DateRef(today + dt.timedelta(days=offset), token.text, i))
+            except OverflowError:  # before 0001-01-01 or after 9999-12-31
+                found.append(DateRef(None, token.text, i, "date_bad"))
             used.add(i)
         elif item.means("month"):
             written = _written_date(text, items, i)
@@ -304,7 +308,9 @@ def _month_span(
         return None
     month = int(items[month_at].value("month") or 0)
     first = dt.date(year, month, 1)
-    following = dt.date(year + month // 12, month % 12 + 1, 1)
+    last = (
+        dt.date(year, 12, 31) if month == 12 else dt.date(year, month + 1, 1) - dt.timedelta(days=1)
+    )
     raw = text[items[month_at].token.start : items[year_at].token.end]
-    span = DateRef(first, raw, month_at, end=following - dt.timedelta(days=1))
+    span = DateRef(first, raw, month_at, end=last)
     return span, set(range(month_at, year_at + 1))

@@ -46,7 +46,7 @@ def parse_exercises(s: Sentence) -> Intent | Unclear | None:
         item.token.text
         for item in s.items
         if isinstance(item.token, Word)
-        and not item.concepts
+        and not item.meaningful
         and item.norm not in FUNCTION_WORDS
         and item.norm not in _SEARCH_WORDS
     ]

@@ -41,8 +41,12 @@ ConceptKind = Literal[
     "filler",  # words that only glue a phrase ("por la mañana")
     "delta",  # a change, not a measured value: "he bajado", "lost", "ganhei"
     "goal",  # a wish, not a measured value: objetivo, meta, goal, target
+    "wish",  # a wish or a hedge, not a fact: quiero, debería, espero, want, should, acho
+    "other",  # not the user's own measure: a lift, another person, a pet, an object, a purchase
+    "if",  # a condition: si, se, if, unless (a fallback "si no ..." is ``cond``)
 ]
 Concept = tuple[ConceptKind, str]
+_GUARDS: Final = frozenset({"wish", "other", "if"})
 
 _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
     # -- actions ------------------------------------------------------------------------------
@@ -105,7 +109,67 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
             "|do i have|is there|are there"
         ),
     ),
-    ("neg", "", "no|nao|not|don't|dont|do not|never|nunca|ni|nem|nor|sin crear|without"),
+    (
+        "neg",
+        "",
+        (
+            "no|nao|not|don't|dont|do not|never|nunca|ni|nem|nor|sin crear|without|didn't|didnt"
+            "|doesn't|doesnt|isn't|isnt|wasn't|wasnt|haven't|havent|hasn't|hasnt|won't|wont"
+            "|aren't|arent|weren't|werent|jamas|jamais|tampoco|tampouco|neither"
+        ),
+    ),
+    (
+        "if",
+        "",
+        (
+            "si|se|if|unless|caso|en caso de|a menos que|salvo que|a no ser que|a nao ser que"
+            "|in case|whether"
+        ),
+    ),
+    (
+        "wish",
+        "",
+        (
+            "quiero|quieres|queria|quisiera|gustaria|me gustaria|deberia|deberias|espero|esperaba"
+            "|ojala|necesito|quero|gostaria|deveria|devia|preciso|want|wants|wanted|would like"
+            "|wish|hope|hoping|should|ought|need to|creo|creo que|supongo|quizas|quiza|tal vez"
+            "|a lo mejor|acho|acho que|talvez|think|guess|maybe|perhaps|probably|probablemente"
+            "|provavelmente|intento|intentare|vou tentar|try|trying|planeo|plan|pretendo"
+        ),
+    ),
+    (
+        "other",
+        "lift",
+        (
+            "levante|levanto|levantar|levantado|levantei|levanta|levantou|lifted|lift|lifting"
+            "|lifts|sentadilla|sentadillas|press|banca|muerto|militar|squat|squats|squatted"
+            "|bench|benched|deadlift|deadlifts|deadlifted|supino|agachamento|agachamentos"
+            "|levantamento|remo|curl|dominadas|row|rows|pulldown|zancadas|hip thrust"
+        ),
+    ),
+    (
+        "other",
+        "someone",
+        (
+            "hermano|hermana|madre|padre|mama|novia|novio|esposa|esposo|marido|mujer|hijo|hija"
+            "|amigo|amiga|abuelo|abuela|tio|tia|primo|prima|perro|perra|gato|gata|bebe|mascota"
+            "|vecino|vecina|companero|companera|irmao|irma|mae|pai|namorada|namorado|filho|filha"
+            "|avo|cachorro|cao|cadela|dele|dela|deles|delas|brother|sister|mother|mom|mum|father"
+            "|dad|wife|husband|girlfriend|boyfriend|daughter|friend|dog|cat|baby|pet|his|her"
+            "|their|neighbor|neighbour"
+        ),
+    ),
+    (
+        "other",
+        "object",
+        (
+            "mochila|maleta|barra|disco|discos|saco|caja|paquete|pienso|mancuerna|mancuernas"
+            "|kettlebell|halter|halteres|anilha|anilhas|caixa|pacote|racao|backpack"
+            "|bag|suitcase|bar|barbell|dumbbell|dumbbells|plate|plates|box|package|parcel|luggage"
+            "|compre|compro|comprar|comprado|comprei|comprou|bought|buy|buying|purchased|vendi"
+            "|sold"
+        ),
+    ),
     (
         "cond",
         "",
@@ -411,6 +475,12 @@ class Item:
         return any(k == kind and (value is None or v == value) for k, v in self.concepts)
 
     @property
+    def meaningful(self) -> bool:
+        """Whether this item stands for some concept other than the guards that only stop a
+        write (a wish, a condition, someone else's value): "sentadilla" stays a search word."""
+        return any(kind not in _GUARDS for kind, _ in self.concepts)
+
+    @property
     def norm(self) -> str:
         """The folded text of a word or a mark ("" for numbers and dates)."""
         token = self.token
@@ -437,6 +507,10 @@ def _match(tokens: Sequence[Token], at: int) -> tuple[int, frozenset[Concept]]:
         found = _PHRASES.get(words)
         if found:
             return size, found
+    key = _key(tokens[at]) or ""
+    if key.endswith("'s"):  # "mother's", "dog's": whose it is, nothing else
+        owner = _PHRASES.get((key[:-2],), frozenset())
+        return 1, frozenset(c for c in owner if c[0] == "other")
     return 1, frozenset()
 
 
@@ -448,8 +522,15 @@ def _merge(text: str, tokens: Sequence[Token]) -> Token:
     return Word(text[start:end], start, end, norm)
 
 
-def tag(text: str, tokens: Sequence[Token]) -> list[Item]:
-    """``tokens`` of ``text`` as items, phrases merged (longest match first)."""
+_NOT_NEGATIONS: Final[dict[str, frozenset[str]]] = {"pt": frozenset({"no"})}
+"""Words that are a negation elsewhere but not in this language: Portuguese "no" is em + o
+("no jantar", in the dinner)."""
+
+
+def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Item]:
+    """``tokens`` of ``text`` as items, phrases merged (longest match first). ``lang`` (when
+    known) drops the meanings a word does not have in that language (pt "no" is no negation)."""
+    not_negations = _NOT_NEGATIONS.get(lang or "", frozenset())
     items: list[Item] = []
     at = 0
     while at < len(tokens):
@@ -458,6 +539,8 @@ def tag(text: str, tokens: Sequence[Token]) -> list[Item]:
             at += 1
             continue
         size, concepts = _match(tokens, at)
+        if size == 1 and _key(tokens[at]) in not_negations:
+            concepts = frozenset(c for c in concepts if c[0] != "neg")
         items.append(Item(_merge(text, tokens[at : at + size]), concepts))
         at += size
     return items
