@@ -325,7 +325,7 @@ def test_any_text_gets_an_answer(text: str) -> None:
     assert response.message.text or response.message.tool_calls
 
 
-def test_portuguese_no_is_in_the_not_a_negation() -> None:
+def test_portuguese_no_is_not_a_negation() -> None:
     """pt "no" is em + o ("no jantar"): with the message's language known it negates nothing;
     in Spanish (or when the language is unknown) "no" still negates."""
     text = "hoje no jantar comi 150 g de arroz branco cozido"
@@ -335,7 +335,7 @@ def test_portuguese_no_is_in_the_not_a_negation() -> None:
     assert found.kind == "add_food"
     assert understand(text, today=TODAY) == Unclear("add_food", "negated")
     assert understand("hoy no peso 80 kg", today=TODAY, lang="es") == Unclear(
-        "save_measurement", "negated"
+        "save_measurement", "not_stated"
     )
 
 

@@ -844,6 +844,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "that looks like the weight of a lift, another person, an animal or an object, "
         "not your own measurement. Tell me your measured value, like 'weight 77.4 kg today'.",
     },
+    "offline_problem_not_stated": {
+        "es": "el mensaje lleva una negación («no», «nunca», «ni»…), así que no lo tomo como una "
+        "medida. Dime el valor medido, como «peso 77,4 kg hoy».",
+        "pt": "a mensagem tem uma negação («não», «nunca», «nem»…), por isso não a tomo como uma "
+        "medida. Diga o valor medido, como «peso 77,4 kg hoje».",
+        "en": "the message has a negation ('not', 'never', 'no'…), so I do not take it as a "
+        "measurement. Tell me the value you measured, like 'weight 77.4 kg today'.",
+    },
     "offline_problem_intention": {
         "es": "eso parece un deseo o una intención, no algo ya medido o comido. Dímelo como un "
         "hecho, como «peso 77,4 kg hoy» o «hoy comí 150 g de arroz en la cena».",

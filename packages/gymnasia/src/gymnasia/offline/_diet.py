@@ -57,9 +57,11 @@ def parse_meals(s: Sentence) -> Intent | Unclear | None:
 
 def _not_asked(s: Sentence) -> Unclear | None:
     """A wish without a save verb ("quiero comer 150 g de arroz") is no meal eaten; a
-    condition ("si como ...") is no write either."""
+    negation or a condition anywhere ("si como ...", "..., no en la cena") is no write either."""
     if s.has("wish") and "save" not in s.actions():
         return Unclear("add_food", "intention")
+    if s.has("neg"):
+        return Unclear("add_food", "negated")
     if s.has("if"):
         return Unclear("add_food", "conditional")
     return None

@@ -64,6 +64,7 @@ Problem = Literal[
     "not_measured",
     "not_yours",
     "intention",
+    "not_stated",
 ]
 NEEDS_FIELD: Final = frozenset({"out_of_range", "unit_missing", "unit_wrong", "value_many"})
 """Problems that are about one named value (a field, the grams, a series' reps ...)."""

@@ -97,7 +97,8 @@ def not_asked(s: Sentence, action: Action) -> Unclear | None:
     an object or a purchase ("mi perro pesa 30 kg", "levanté 100 kg"), or a comparison or an
     approximation right before a value ("peso más de 80 kg")."""
     if s.has("neg"):
-        return Unclear(action, "negated")
+        negated_verb = any(v.negated for v in s.verbs)
+        return Unclear(action, "negated" if negated_verb else "not_stated")
     if s.has("if") or s.has("cond"):
         return Unclear(action, "conditional")
     if s.has("wish") and "save" not in s.actions():

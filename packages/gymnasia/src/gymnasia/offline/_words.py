@@ -541,6 +541,8 @@ def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Ite
         size, concepts = _match(tokens, at)
         if size == 1 and _key(tokens[at]) in not_negations:
             concepts = frozenset(c for c in concepts if c[0] != "neg")
+        if size == 1 and tokens[at].text.casefold() == "s\u00ed":  # "sí" (yes) is no "si" (if)
+            concepts = frozenset(c for c in concepts if c[0] != "if")
         items.append(Item(_merge(text, tokens[at : at + size]), concepts))
         at += size
     return items
