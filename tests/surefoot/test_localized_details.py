@@ -4,10 +4,11 @@ pydantic's English validation text is never in a Spanish or Portuguese detail.""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 
 from surefoot import CalendarDate, Tool, ToolError, ToolSet
 from surefoot.executor import Executor, TurnState
@@ -94,3 +95,41 @@ def test_the_executor_answers_in_the_turns_language() -> None:
     outcome = batch.records[0].outcome
     assert isinstance(outcome, ToolError)
     assert outcome.details[0].problem == "los argumentos no son un objeto JSON"
+
+
+def _checked_value(value: int) -> int:
+    if value < 0:
+        msg = "cannot update a negative count"
+        raise ValueError(msg)
+    return value
+
+
+def test_details_say_choices_dates_and_application_checks_truly() -> None:
+    """Choices are listed without pydantic's English "or"; a date limit is "a date", in ISO
+    form; an application check whose text merely contains "date" is not called a bad calendar
+    date (they used to read "una de 'a' or 'b'", "un número >= datetime.date(2020, 1, 1)" and
+    "no es una fecha de calendario válida")."""
+    tools = ToolSet()
+
+    @tools.tool
+    def plan(
+        kind: Literal["a", "b", "c"],
+        since: Annotated[CalendarDate, Field(ge=dt.date(2020, 1, 1))],
+        count: Annotated[int, AfterValidator(_checked_value)],
+    ) -> dict[str, Any]:
+        """Plan."""
+        return {}
+
+    wrong = {"kind": "d", "since": "2019-06-01", "count": -1}
+    expected = {
+        "es": ("una de 'a', 'b', 'c'", "una fecha >= 2020-01-01", "el valor no es válido"),
+        "pt": ("uma de 'a', 'b', 'c'", "uma data >= 2020-01-01", "o valor não é válido"),
+        "en": ("one of 'a', 'b', 'c'", "a date >= 2020-01-01", "cannot update a negative count"),
+    }
+    for lang, (choices, limit, check) in expected.items():
+        details = plan.validate(wrong, lang)  # type: ignore[arg-type]
+        assert isinstance(details, tuple)
+        by_field = {d.field: d for d in details}
+        assert by_field["kind"].expected == choices
+        assert by_field["since"].expected == limit
+        assert by_field["count"].problem == check

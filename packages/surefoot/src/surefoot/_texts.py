@@ -214,6 +214,16 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "pt": "um número {sign} {limit}",
         "en": "a number {sign} {limit}",
     },
+    "arg_date_range": {
+        "es": "la fecha está fuera del intervalo permitido",
+        "pt": "a data está fora do intervalo permitido",
+        "en": "the date is out of the allowed range",
+    },
+    "arg_date_range_expected": {
+        "es": "una fecha {sign} {limit}",
+        "pt": "uma data {sign} {limit}",
+        "en": "a date {sign} {limit}",
+    },
     "arg_choice": {
         "es": "no es una de las opciones permitidas",
         "pt": "não é uma das opções permitidas",

@@ -43,6 +43,8 @@ ReconcileResult = Ok | Literal["absent"] | None
 """A reconcile hook's verdict: the effect happened (its result), provably did not, or unknown."""
 
 _ARGUMENTS_JSON = json.JSONEncoder(allow_nan=True)  # NaN is written, for the model to refuse
+_NOT_ISO = "must be a calendar date written YYYY-MM-DD"
+_NOT_A_DAY = "is not a real calendar date"
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -50,13 +52,11 @@ def _calendar_date(value: object) -> object:
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return value
     if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
-        msg = "must be a calendar date written YYYY-MM-DD"
-        raise ValueError(msg)
+        raise ValueError(_NOT_ISO)
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
-        msg = "is not a real calendar date"
-        raise ValueError(msg) from None
+        raise ValueError(_NOT_A_DAY) from None
 
 
 class _CalendarDay:
@@ -287,6 +287,10 @@ _GROUPS: dict[str, str] = {
     "date_from_datetime_parsing": "date",
     "date_from_datetime_inexact": "date",
 }
+_CALENDAR_PROBLEMS = frozenset({_NOT_ISO, _NOT_A_DAY})
+_DATE_REPR = re.compile(r"datetime\.date\(([0-9]+), ([0-9]+), ([0-9]+)\)")
+
+_CHOICE = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|-?[0-9][0-9.]*|True|False|None")
 _SIGNS = {
     "greater_than_equal": ">=",
     "greater_than": ">",
@@ -334,15 +338,22 @@ def _detail(err: Any, model: type[BaseModel], lang: Lang) -> Detail:
     ctx = err.get("ctx") or {}
     message = str(err.get("msg", ""))
     group = _GROUPS.get(kind, "invalid")
-    if kind == "value_error" and "date" in message:
+    if kind == "value_error" and message.removeprefix("Value error, ") in _CALENDAR_PROBLEMS:
         group = "date"
     values: dict[str, object] = {}
     if group == "extra":
         values["fields"] = ", ".join(fields) or text(lang, "arg_none")
     elif group == "range":
-        values = {"sign": _SIGNS[kind], "limit": ctx.get(next(iter(ctx), ""), "")}
+        limit = ctx.get(next(iter(ctx), ""), "")
+        if isinstance(limit, dt.date):  # a date limit is not "a number"
+            group, limit = "date_range", limit.isoformat()
+        elif day := _DATE_REPR.fullmatch(str(limit)):  # pydantic may give it as its repr
+            group, limit = "date_range", dt.date(*map(int, day.groups())).isoformat()
+        values = {"sign": _SIGNS[kind], "limit": limit}
     elif group == "choice":
-        values["choices"] = ctx.get("expected", "")
+        # pydantic lists the choices joined by an English "or": keep only the values
+        listed = str(ctx.get("expected", ""))
+        values["choices"] = ", ".join(m[0] for m in _CHOICE.finditer(listed)) or listed
     elif group == "too_short":
         values["n"] = ctx.get("min_length", 1)
     elif group == "too_long":
