@@ -4,6 +4,7 @@ batch rules). Handlers record their calls, so each test proves whether a handler
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from surefoot import (
     Redactor,
     SqlLedger,
     StoreError,
+    Tool,
     ToolContext,
     ToolError,
     ToolSet,
@@ -931,3 +933,31 @@ def test_harness_messages_are_localized() -> None:
     assert "herramienta" in messages["es"]
     assert "ferramenta" in messages["pt"]
     assert "tool" in messages["en"]
+
+
+@pytest.mark.parametrize("effect", ["read", "write"])
+def test_an_async_handler_behind_a_plain_decorator_is_awaited(effect: str) -> None:
+    """A coroutine function wrapped by a plain (sync) decorator is not seen as async when it
+    is declared: what it returns is awaited, so the tool really runs (a write used to be
+    reported unknown without ever running, with "coroutine was never awaited")."""
+    runs: list[int] = []
+
+    def logged(func: Any) -> Any:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    @logged
+    async def store(n: int) -> dict[str, Any]:
+        """Store a number."""
+        await asyncio.sleep(0)
+        runs.append(n)
+        return {"stored": n}
+
+    tools = ToolSet()
+    tools.add(Tool.from_function(store, effect=effect))  # type: ignore[arg-type]
+    (record,) = _run(Executor(tools), [call("store", {"n": 7})]).records
+    assert record.outcome == Ok({"stored": 7})
+    assert runs == [7]

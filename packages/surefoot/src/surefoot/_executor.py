@@ -26,6 +26,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ._context import ToolContext
@@ -483,6 +484,8 @@ class Executor:
                 value = (
                     tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
                 )
+                if type(value) is not dict and isawaitable(value):
+                    value = await value  # an async function behind a plain decorator
             return _to_outcome(value)
         except Exception as exc:  # noqa: BLE001 - the error boundary: every failure becomes data
             return exc
