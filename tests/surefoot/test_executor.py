@@ -961,3 +961,41 @@ def test_an_async_handler_behind_a_plain_decorator_is_awaited(effect: str) -> No
     (record,) = _run(Executor(tools), [call("store", {"n": 7})]).records
     assert record.outcome == Ok({"stored": 7})
     assert runs == [7]
+
+
+@pytest.mark.parametrize("effect", ["read", "write"])
+def test_a_stray_cancelled_error_is_the_handlers_failure(effect: str) -> None:
+    """A handler that raises ``CancelledError`` while nobody cancelled the turn has failed
+    (a read is unavailable, a write's fate is unknown); it used to escape ``run_batch``."""
+    tools = ToolSet()
+
+    async def flaky() -> dict[str, Any]:
+        """Ask a service that cancels its own request."""
+        raise asyncio.CancelledError
+
+    tools.add(Tool.from_function(flaky, effect=effect))  # type: ignore[arg-type]
+    (record,) = _run(Executor(tools), [call("flaky")]).records
+    expected = "unavailable" if effect == "read" else "outcome_unknown"
+    assert _error(record.outcome).code == expected
+
+
+def test_a_real_cancellation_still_goes_up() -> None:
+    """Cancelling the batch's task is not turned into an outcome: it propagates."""
+    tools = ToolSet()
+    started = asyncio.Event()
+
+    @tools.tool
+    async def slow() -> dict[str, Any]:
+        """Wait a long time."""
+        started.set()
+        await asyncio.sleep(60)
+        return {}
+
+    async def cancel_it() -> None:
+        task = asyncio.create_task(Executor(tools).run_batch([call("slow")], _state()))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_it())

@@ -489,6 +489,10 @@ class Executor:
             return _to_outcome(value)
         except Exception as exc:  # noqa: BLE001 - the error boundary: every failure becomes data
             return exc
+        except BaseException as exc:
+            if _stray_cancellation(exc):
+                return exc
+            raise
 
     def _diagnose(self, exc: BaseException, ctx: ToolContext) -> None:
         self.diagnostics.record(
@@ -699,6 +703,18 @@ class _RolledBackError(RuntimeError):
             f"{tool} returned success, but the transaction in which it called ctx.commit_in "
             "did not commit: the write is settled by the ledger instead"
         )
+
+
+def _stray_cancellation(exc: BaseException) -> bool:
+    """``exc`` is a ``CancelledError`` the handler raised (or let out of something it awaited)
+    while nobody cancelled this task: a failure of the handler, not a cancellation of the
+    turn, which must go up."""
+    import asyncio  # only reached on this path: `import surefoot` stays light
+
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() == 0
 
 
 def _is_pydantic_model(value: object) -> TypeGuard[BaseModel]:
