@@ -609,3 +609,30 @@ def test_an_agent_refuses_settings_it_cannot_honour(options: dict[str, Any]) -> 
     (an unknown language used to be accepted and crash the first turn that needed a message)."""
     with pytest.raises(ConfigurationError):
         Agent(model=ScriptedModel([]), tools=ToolSet(), **options)
+
+
+def test_offer_declares_only_the_named_tools_and_any_declared_tool_still_runs() -> None:
+    """``offer`` chooses the declarations of each request; a declared tool it left out runs."""
+    tools = ToolSet()
+
+    @tools.tool
+    def alpha() -> dict[str, Any]:
+        """Alpha."""
+        return {"a": 1}
+
+    @tools.tool
+    def beta() -> dict[str, Any]:
+        """Beta."""
+        return {"b": 2}
+
+    seen: list[int] = []
+
+    def offer(messages: Sequence[Message]) -> list[str]:
+        seen.append(len(messages))
+        return ["alpha"]
+
+    model = ScriptedModel([turn(call("beta")), turn("done")])
+    result = Agent(model=model, tools=tools, offer=offer).run_turn_sync("go")
+    assert [tuple(s.name for s in r.tools) for r in model.requests] == [("alpha",), ("alpha",)]
+    assert seen == [1, 3]  # the user message; then its response and results
+    assert result.calls[0].outcome == Ok({"b": 2})

@@ -22,7 +22,7 @@ with a stop_turn end the turn without asking the model.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -51,6 +51,7 @@ from ._messages import (
     ToolCall,
     ToolResult,
     ToolResultsMessage,
+    ToolSpec,
     UserMessage,
 )
 from ._model import Model, ResponseDone, TextDelta
@@ -75,6 +76,9 @@ TurnEvent = TextDelta | CallRecord | HarnessMessage
 """What ``on_event`` receives: text as it streams, each call's outcome, the harness's text."""
 
 EventHandler = Callable[[TurnEvent], Awaitable[None] | None]
+
+OfferTools = Callable[[Sequence[Message]], Iterable[str]]
+"""Which tools the next request declares, by name, given the conversation so far."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,10 +184,16 @@ class Agent:
         app_context: dict[str, Any] | None = None,
         tracer: Tracer | None = None,
         where_to_check: WhereToCheck | None = None,
+        offer: OfferTools | None = None,
     ) -> None:
         """``where_to_check(call, lang)``: where a person sees whether a write whose outcome
         is unknown was done (a command, a page), in ``lang``; None or an empty answer says
-        "your data"."""
+        "your data".
+
+        ``offer(messages)``: the names of the tools to declare in the next request, given the
+        conversation so far (None: all of them). A small model reads every declaration before
+        its first word, so an application may offer only the tools the conversation needs; a
+        call to a declared tool that was not offered still runs (the executor knows them all)."""
         try:
             lang = coerce_lang(lang)
         except ValueError as exc:
@@ -218,6 +228,7 @@ class Agent:
             raise ConfigurationError(msg)
         _bound_together(self.journal, self.executor.ledger)
         self._specs = tools.specs()
+        self._offer = offer
 
     # -- public entry points -----------------------------------------------------------------
 
@@ -477,7 +488,9 @@ class Agent:
                 return step
 
     async def _request(self, turn: _Turn) -> ModelResponse | TurnResult:
-        request = ModelRequest(messages=tuple(turn.messages), tools=self._specs, system=self.system)
+        request = ModelRequest(
+            messages=tuple(turn.messages), tools=self._offered(turn.messages), system=self.system
+        )
         turn.requests += 1
         with self.tracer.model_request(
             provider=self.model.provider, model=self.model.model_name
@@ -489,6 +502,13 @@ class Agent:
                 return await self._provider_failed(turn, exc)
             trace.finished(response, None)
         return response
+
+    def _offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
+        """The declarations for the next request: every tool, or those ``offer`` names."""
+        if self._offer is None:
+            return self._specs
+        names = set(self._offer(messages))
+        return tuple(spec for spec in self._specs if spec.name in names)
 
     async def _response(self, turn: _Turn, request: ModelRequest) -> ModelResponse:
         """The model's response to ``request`` (streamed to ``on_event`` if streaming)."""
