@@ -9,13 +9,17 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gymnasia.app import open_coach
+from gymnasia.cli._agent import busy_message
 from gymnasia.store import GymStore
-from surefoot import open_database
+from surefoot import ConversationBusyError, Ok, open_database
+from surefoot.executor import CallRecord
+from surefoot.messages import ToolCall
 from surefoot.testing import FakeOpenAIChatServer, ScriptedModel, call, turn
 
 API_KEY = "test-key"
@@ -186,3 +190,23 @@ def test_resume_without_a_key_for_the_turns_provider_is_one_line(db: str) -> Non
     done = gymnasia(db, "resume", cid, expect=2)
     assert "OPENAI_API_KEY" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_busy_turn_that_had_saved_a_write_says_so_not_nothing_was_done(tmp_path: Path) -> None:
+    """The CLI's words for a conversation lost mid-turn list the saved write and how to check
+    it; "nothing was done" is kept for a turn that did nothing."""
+    coach = open_coach(db=str(tmp_path / "g.db"))
+    try:
+        saved = CallRecord(
+            ToolCall("1", "write_measurement", {"date": "2026-12-03", "weight_kg": 77.4}),
+            Ok({"date": "2026-12-03", "weight_kg": 77.4}),
+            executed=True,
+            key="k",
+        )
+        lost = busy_message(coach, "es", ConversationBusyError("c_1", calls=(saved,)))
+        assert "No se ha hecho nada" not in lost
+        assert "• guardado: peso 77,4 kg (2026-12-03)" in lost
+        assert "gymnasia writes --conversation c_1" in lost
+        assert "Nothing was done" in busy_message(coach, "en", ConversationBusyError("c_1"))
+    finally:
+        coach.close()

@@ -266,6 +266,7 @@ def test_results_that_stopped_the_turn_without_a_stop_message_end_it_on_resume()
     assert result.reply == (
         "Agenda can't confirm whether the action finished, and did not repeat it so as not to "
         "do it twice. Before asking again, check your data to see whether it was done."
+        "\n\nIn this turn:\n• not confirmed whether it was saved: book (day lunes)"
     )
     assert model.requests == []
     assert log == []

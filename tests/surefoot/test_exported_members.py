@@ -20,7 +20,7 @@ TOP_LEVEL = [
     "PendingConfirmation", "ProviderConnectionError", "ProviderError", "ReconcileResult",
     "Recovery", "Redactor", "SqlDiagnostics", "SqlJournal", "SqlLedger", "StopReason",
     "StoreError", "SurefootError", "Tool", "ToolContext", "ToolError", "ToolSet", "TurnEvent",
-    "TurnPendingError", "TurnResult", "open_database",
+    "TurnPendingError", "TurnResult", "Usage", "open_database",
 ]  # fmt: skip
 
 TESTING = [

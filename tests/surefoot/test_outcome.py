@@ -85,7 +85,7 @@ def test_recovery_values_are_the_three_of_the_contract() -> None:
 
 def test_harness_codes_are_the_contract_codes() -> None:
     """The harness owns exactly these codes (``in_progress``: an identical write's attempt is
-    still in flight)."""
+    still in flight; ``already_done``: a write repeated in a later round of its turn)."""
     assert {c.value for c in ErrorCode} == {
         "unknown_tool",
         "invalid_arguments",
@@ -95,6 +95,7 @@ def test_harness_codes_are_the_contract_codes() -> None:
         "not_executed",
         "denied",
         "in_progress",
+        "already_done",
     }
 
 

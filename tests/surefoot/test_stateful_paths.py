@@ -14,12 +14,14 @@ played, the approvals people gave — never against the harness's own bookkeepin
 * a committed ledger row has its effect, a failed one has none;
 * ``delete_note`` runs (and takes effect) only with a person's approval of exactly that call;
 * the model is never asked again in a turn after a stop_turn result (checked as it is asked);
+* a write that took effect, asked for again with the same arguments in a later round of its
+  turn while no other write took effect since, takes no second effect (the repeat rule);
 * the journal always yields a next request that the four strict fake servers accept.
 
-Two mutants — decisions looked up by call id, ordinals restarted on resume — must make it
-fail (``test_a_mutant_harness_fails_the_checks``). By default the run is derandomized (the
-same examples every time, 150 per store); ``SUREFOOT_STATEFUL_EXAMPLES`` and Hypothesis's own
-``--hypothesis-seed`` make a longer, seeded one, which prints its seed::
+Three mutants — decisions looked up by call id, ordinals restarted on resume, repeated writes
+run again — must make it fail (``test_a_mutant_harness_fails_the_checks``). By default the run
+is derandomized (the same examples every time, 150 per store); ``SUREFOOT_STATEFUL_EXAMPLES``
+and Hypothesis's own ``--hypothesis-seed`` make a longer, seeded one, which prints its seed::
 
     SUREFOOT_STATEFUL_EXAMPLES=2000 .venv/bin/python -m pytest -s -k every_path \\
         tests/surefoot/test_stateful_paths.py --hypothesis-seed=$RANDOM
@@ -396,6 +398,7 @@ class Harness(RuleBasedStateMachine):
                     assert effect[0] == call_.name
                 elif result.outcome.code in NOTHING_CHANGED:
                     assert effect is None, f"{result.outcome.code} but it happened: {call_}"
+            _check_repeats(messages, effects)
             assert wire_problems(messages, self.specs) == {}, cid
         self._check_ledger(user, effects)
         self._check_approvals(user, effects)
@@ -451,6 +454,36 @@ def _unanswered(messages: list[Message]) -> bool:
         and isinstance(messages[-1], AssistantMessage)
         and bool(messages[-1].tool_calls)
     )
+
+
+def _check_repeats(messages: list[Message], effects: dict[str, Any]) -> None:
+    """The repeat rule, checked against the effects: in each user turn, a write identical to
+    one that took effect in an earlier round, with no other write's effect since, has none."""
+    for rounds in _turn_rounds(messages):
+        done: dict[str, int] = {}  # identity -> round of its effect
+        for index, batch in enumerate(rounds):
+            for call_, result in batch:
+                if result.key is None or result.key not in effects:
+                    continue
+                identity = f"{call_.name} {sorted((call_.arguments or {}).items())!r}"
+                assert done.get(identity, index) == index, f"a repeated write ran again: {call_}"
+                done = {k: r for k, r in done.items() if r == index or k == identity}
+                done.setdefault(identity, index)
+
+
+def _turn_rounds(messages: list[Message]) -> list[list[list[tuple[ToolCall, Any]]]]:
+    """Each user turn's rounds, each its calls with their results."""
+    turns: list[list[list[tuple[ToolCall, Any]]]] = []
+    calls: tuple[ToolCall, ...] = ()
+    for message in messages:
+        if isinstance(message, UserMessage):
+            turns.append([])
+        elif isinstance(message, AssistantMessage):
+            calls = message.tool_calls
+        elif isinstance(message, ToolResultsMessage) and turns:
+            turns[-1].append(list(zip(calls, message.results, strict=True)))
+            calls = ()
+    return turns
 
 
 def _answered(messages: list[Message]) -> Iterator[tuple[ToolCall, Any]]:
@@ -573,9 +606,28 @@ class OrdinalsRestartAgent(Agent):
     """MUTANT: a resumed turn starts its ordinals (and guard) afresh."""
 
     def _rebuild(self, turn: Any, history: Any) -> None:
-        from surefoot._loop import _rounds_before_last
+        from surefoot._runner import rounds_before_last
 
-        turn.rounds = _rounds_before_last(turn.messages)
+        turn.rounds = rounds_before_last(turn.messages)
+
+
+class ForgetfulState(TurnState):
+    """MUTANT: no write is ever "already done"."""
+
+    def repeated(self, identity: str, tool: str) -> ToolError | None:
+        return None
+
+
+class RepeatsRunAgent(Agent):
+    """MUTANT: a write repeated in a later round runs again (a new key, a new effect)."""
+
+    def _turn(self, *args: Any, **kwargs: Any) -> Any:
+        found = super()._turn(*args, **kwargs)
+        state = found.state
+        found.state = ForgetfulState(
+            state.conversation_id, state.user_turn, lang=state.lang, decisions=state.decisions
+        )
+        return found
 
 
 class DecisionsByCallIdMachine(Harness):
@@ -587,17 +639,23 @@ class OrdinalsRestartMachine(Harness):
     agent_class = OrdinalsRestartAgent
 
 
+class RepeatsRunMachine(Harness):
+    agent_class = RepeatsRunAgent
+
+
 @pytest.mark.parametrize(
     ("machine", "found"),
     [
         (DecisionsByCallIdMachine, "without approval of that call"),
         (OrdinalsRestartMachine, "two results for key"),
+        (RepeatsRunMachine, "a repeated write ran again"),
     ],
 )
 def test_a_mutant_harness_fails_the_checks(
     machine: type[Harness], found: str, scratch: Path
 ) -> None:
-    """Keying decisions by call id, or restarting ordinals on resume, is caught."""
+    """Keying decisions by call id, restarting ordinals on resume, or running a repeated
+    write again, is caught."""
 
     with pytest.raises(AssertionError, match=found):
         # finding it is the point, not its smallest form

@@ -1389,6 +1389,25 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "(or one that was interrupted still holds it, for at most {seconds} s). Nothing was "
         "done; try again in a moment.",
     },
+    "busy_interrupted": {
+        "es": "Este turno se interrumpió: otro proceso tomó la conversación {conversation} "
+        "mientras este estaba detenido, y no ha podido terminarlo. Antes de eso ya había hecho "
+        "esto:",
+        "pt": "Este turno foi interrompido: outro processo assumiu a conversa {conversation} "
+        "enquanto este estava parado, e não conseguiu terminá-lo. Antes disso já tinha feito "
+        "isto:",
+        "en": "This turn was interrupted: another process took conversation {conversation} "
+        "over while this one was stopped, and it could not finish. Before that it had already "
+        "done this:",
+    },
+    "busy_interrupted_end": {
+        "es": "No lo pidas otra vez sin comprobar antes tus datos "
+        "(gymnasia writes --conversation {conversation}).",
+        "pt": "Não peça de novo sem verificar antes os seus dados "
+        "(gymnasia writes --conversation {conversation}).",
+        "en": "Don't ask for it again before checking your data "
+        "(gymnasia writes --conversation {conversation}).",
+    },
     "turn_pending": {
         "es": "La conversación {conversation} tiene un turno sin terminar. Decide la acción "
         "pendiente (gymnasia approvals list) o termínalo con gymnasia resume {conversation}.",

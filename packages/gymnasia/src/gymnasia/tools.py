@@ -17,6 +17,7 @@ from surefoot import (
     CalendarDate,
     Detail,
     ErrorCode,
+    Lang,
     Recovery,
     ToolContext,
     ToolError,
@@ -27,7 +28,7 @@ from .diet import register_diet_tools
 from .faults import Faults
 from .feedback import FeedbackSettings, register_feedback_tools
 from .store import MEASUREMENT_FIELDS, DateTaken, GymStore
-from .texts import t
+from .texts import number, t
 from .training import register_training_tools
 
 MEASUREMENT_LIMITS: Final[dict[str, tuple[float, float]]] = {
@@ -122,7 +123,7 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
             )
         return {"measurements": store.list_measurements(date_from, date_to)}
 
-    @tools.tool(effect="write", idempotent=True, atomic=True)
+    @tools.tool(effect="write", idempotent=True, atomic=True, describe=describe_measurement)
     def write_measurement(
         ctx: ToolContext,
         date: CalendarDate,
@@ -311,3 +312,16 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
             ctx.commit_in(tx, deleted)
         faults.after_commit(ctx)
         return deleted
+
+
+_UNITS: Final = {"weight_kg": "kg", "body_fat_pct": "%"}
+
+
+def describe_measurement(data: dict[str, Any], lang: Lang) -> str:
+    """A saved measurement in a person's words: "peso 77,4 kg (2026-12-03)"."""
+    values = [
+        f"{t(lang, f'offline_field_{name}')} {number(float(value), lang)} {_UNITS.get(name, 'cm')}"
+        for name, value in data.items()
+        if name in MEASUREMENT_FIELDS and isinstance(value, int | float)
+    ]
+    return f"{', '.join(values)} ({data.get('date', '')})" if values else ""

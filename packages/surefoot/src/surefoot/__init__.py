@@ -25,10 +25,13 @@ from ._exceptions import (
 )
 from ._journal import Approval, Journal, MemoryJournal
 from ._ledger import Ledger, MemoryLedger
-from ._loop import Agent, PendingConfirmation, StopReason, TurnEvent, TurnResult
+from ._loop import Agent
 from ._messages import ModelRequest, ModelResponse
 from ._model import Model
 from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError
+from ._records import Usage
+from ._result import PendingConfirmation, StopReason, TurnResult
+from ._runner import TurnEvent
 from ._sql import SqlDiagnostics, SqlJournal, SqlLedger, open_database
 from ._texts import Lang
 from ._tools import CalendarDate, ReconcileResult, Tool, ToolSet
@@ -77,6 +80,7 @@ __all__ = [
     "TurnEvent",
     "TurnPendingError",
     "TurnResult",
+    "Usage",
     "open_database",
 ]
 

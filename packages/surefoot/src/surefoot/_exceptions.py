@@ -9,7 +9,8 @@ What remains are problems for the program around the harness::
     │   └── ProviderConnectionError   it could not be reached at all
     ├── ScriptError             a scripted test model met an unexpected or unconsumed step
     ├── StoreError              the journal/ledger database is unusable (``kind`` says why)
-    ├── ConversationBusyError   another writer holds the conversation (its turn is running)
+    ├── ConversationBusyError   another writer holds the conversation (its turn is running);
+    │                           raised mid-turn, it carries what the turn had already done
     └── TurnPendingError        the conversation's last turn is unfinished (a decision to make,
                                 or an interruption): resume it before starting another
 
@@ -21,7 +22,12 @@ text, no password, no key.
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import TYPE_CHECKING, Final, Literal, get_args
+
+from ._outcome import ErrorCode, ToolError
+
+if TYPE_CHECKING:
+    from ._records import CallRecord
 
 ProviderErrorKind = Literal[
     "auth", "rate_limit", "overloaded", "bad_request", "server", "bad_response", "connection"
@@ -97,11 +103,29 @@ class StoreError(SurefootError):
 
 class ConversationBusyError(SurefootError):
     """Another writer holds this conversation: a turn is running in another process, or one
-    that died recently still holds its lease. Nothing was written; try again later."""
+    that died recently still holds its lease.
 
-    def __init__(self, conversation_id: str) -> None:
-        super().__init__(f"conversation {conversation_id!r} is busy: another turn holds it")
+    Raised when a turn starts, nothing was done: try again later. Raised in the middle of a
+    turn (its hold was lost: the process was paused past its lease and another took the
+    conversation over), ``calls`` holds what the turn had already done, and ``writes`` its
+    writes that reached the ledger with their outcomes (saved, not applied, or unknown): a
+    caller says "nothing was done" only when ``writes`` is empty."""
+
+    def __init__(self, conversation_id: str, *, calls: tuple[CallRecord, ...] = ()) -> None:
+        detail = f" after {len(calls)} call(s) of its turn" if calls else ""
+        super().__init__(f"conversation {conversation_id!r} is busy: another turn holds it{detail}")
         self.conversation_id = conversation_id
+        self.calls = calls
+
+    @property
+    def writes(self) -> tuple[CallRecord, ...]:
+        """The turn's writes that reached the ledger (a denied one never did), in order."""
+        return tuple(r for r in self.calls if r.key is not None and not _denied(r))
+
+
+def _denied(record: CallRecord) -> bool:
+    outcome = record.outcome
+    return isinstance(outcome, ToolError) and outcome.code == ErrorCode.DENIED
 
 
 class TurnPendingError(SurefootError):

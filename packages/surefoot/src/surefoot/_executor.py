@@ -2,9 +2,10 @@
 
 For each call, in order::
 
-    lookup ─► parse ─► validate ─► (write: mint its key) ─► convergence guard ─► confirmed?
-        ─► (write: claim the key) ─► run the handler inside the boundary ─► check what it
-        returned ─► outcome ─► (write: settle the ledger)
+    lookup ─► parse ─► validate ─► (write: done in an earlier round? ─► already_done)
+        ─► (write: mint its key) ─► convergence guard ─► confirmed? ─► (write: claim the key)
+        ─► run the handler inside the boundary ─► check what it returned ─► outcome
+        ─► (write: settle the ledger, ``_settle.py``)
 
 Nothing a handler raises — or returns that is not an outcome of plain JSON data — crosses this
 module: it is kept in the diagnostics and the caller gets a safe ``ToolError``. Calls after a
@@ -13,48 +14,33 @@ runs concurrently; sync handlers run inline (no thread hop); a write is a barrie
 
 A write's idempotency key is derived from the user, the conversation, the user turn, the tool,
 the validated arguments and the ordinal of that identical call within the turn. Everything in
-``TurnState`` that decides a key (the ordinals) or an outcome (the convergence guard's
-failures) is a function of the turn's calls and their recorded outcomes: ``replay`` rebuilds
-it from the journal, so a resumed turn mints exactly the keys the live run minted, and a
-genuinely new call never collides with an old one.
+``TurnState`` (``_state.py``) that decides a key (the ordinals) or an outcome (the convergence
+guard's failures, the repeat rule's successes) is a function of the turn's calls, their rounds
+and their recorded outcomes: ``replay`` rebuilds it from the journal, so a resumed turn mints
+exactly the keys the live run minted, and a genuinely new call never collides with an old one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
 from ._heartbeat import HEARTBEAT
-from ._ledger import (
-    Ledger,
-    LedgerEntry,
-    MemoryLedger,
-    canonical_json,
-    fingerprint,
-    supplied_key,
-)
+from ._ledger import Ledger, LedgerEntry, MemoryLedger, canonical_json, fingerprint, supplied_key
 from ._ledger import idempotency_key as make_key
 from ._messages import ToolCall
-from ._outcome import (
-    Detail,
-    ErrorCode,
-    Ok,
-    Outcome,
-    Recovery,
-    ToolError,
-    checked_data,
-    from_record,
-    to_record,
-)
+from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, checked_data
+from ._records import CallRecord
+from ._settle import Settler
+from ._state import TurnState
 from ._texts import Lang, text
-from ._tools import ReconcileResult, Tool, ToolSet
+from ._tools import Tool, ToolSet
 from ._tracing import NO_TRACING, Tracer
 
 if TYPE_CHECKING:
@@ -62,44 +48,6 @@ if TYPE_CHECKING:
 
 Decision = Callable[[ToolCall, Tool], bool | None]
 """A confirmation policy: True approve, False deny, None ask (the turn pauses)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """One call and its one outcome.
-
-    Attributes:
-        call: The call as the model made it.
-        outcome: Its one outcome, ``Ok`` or ``ToolError``.
-        executed: Whether its handler ran in this attempt (False for a refused call, and
-            for a write answered from the ledger).
-        key: A write's idempotency key (None for reads and for calls refused before one
-            was minted).
-    """
-
-    call: ToolCall
-    outcome: Outcome
-    executed: bool
-    key: str | None = None
-
-
-@dataclass(slots=True)
-class TurnState:
-    """What the executor remembers within one user turn."""
-
-    conversation_id: str
-    user_turn: int
-    lang: Lang = "en"
-    stopped: bool = False
-    failures: dict[str, tuple[str, int, ToolError]] = field(default_factory=dict)
-    ordinals: dict[str, int] = field(default_factory=dict)
-    decisions: dict[str, bool] = field(default_factory=dict)
-    """A person's decisions in this turn, by the idempotency key of the exact call decided
-    (True approved, False denied). A decision for any other call is never applied."""
-    given_keys: dict[str, str] = field(default_factory=dict)
-    """Idempotency keys the caller supplied, by call id (an MCP client's retry key): such a
-    write is keyed by it alone, so the same key with the same arguments is answered from the
-    ledger and with other arguments is refused."""
 
 
 class _Prepared:
@@ -181,11 +129,24 @@ class Executor:
         self._guard_limit = guard_limit
         self._lease = lease_seconds
         self._app = app_context or {}
+        self.settler = Settler(tools, self.ledger, self._diagnose)
+
+    def reconcile(
+        self, *, conversation_id: str | None = None, lang: Lang = "en", orphaned: bool = False
+    ) -> list[LedgerEntry]:
+        """Settle unconfirmed writes: expired ``pending`` become ``unknown`` (all ``pending``
+        ones when ``orphaned``: the conversation's last writer is known to be dead), then each
+        ``unknown`` is decided by the ledger (atomic writes) or the tool's ``reconcile`` hook.
+        Writes nobody can decide stay ``unknown``. Nothing is run again. Returns the entries
+        as they now are."""
+        return self.settler.reconcile(conversation_id=conversation_id, lang=lang, orphaned=orphaned)
 
     # -- batches ---------------------------------------------------------------------------
 
     async def run_batch(self, calls: Sequence[ToolCall], state: TurnState) -> BatchResult:
-        """Run ``calls`` in order; stop early (``pending``) at a call that needs a person."""
+        """Run ``calls`` (one response's) in order; stop early (``pending``) at a call that
+        needs a person."""
+        state.round += 1
         records: list[CallRecord] = []
         group: list[tuple[ToolCall, _Prepared]] = []
         for call in calls:
@@ -200,7 +161,7 @@ class Executor:
             prepared = self._prepare(call, state)
             if isinstance(prepared, ToolError):
                 records.extend(await self._flush(group, state))
-                refused = CallRecord(call, self._stop_if(prepared, state), executed=False)
+                refused = CallRecord(call, state.stop_if(prepared), executed=False)
                 records.append(self._traced(refused))
             elif concurrent:
                 group.append((call, prepared))
@@ -211,17 +172,36 @@ class Executor:
         records.extend(await self._flush(group, state))
         return BatchResult(tuple(records))
 
-    def replay(self, state: TurnState, history: Iterable[tuple[ToolCall, Outcome]]) -> None:
-        """Bring ``state`` to where the live run stood after ``history``: the turn's earlier
-        calls with their recorded outcomes, in order. Nothing runs; ordinals and the
-        convergence guard continue exactly as they would have."""
-        for call, outcome in history:
-            if isinstance(outcome, ToolError) and outcome.code == ErrorCode.NOT_EXECUTED:
-                continue  # never prepared: the turn had stopped, or the response was cut off
-            identity = self._identify(call, state)
-            if isinstance(outcome, ToolError):
-                self._note_failure(identity, outcome, state)
-                self._stop_if(outcome, state)
+    def replay(
+        self, state: TurnState, batches: Iterable[Sequence[tuple[ToolCall, Outcome]]]
+    ) -> None:
+        """Bring ``state`` to where the live run stood after ``batches``: the turn's earlier
+        rounds, each its calls with their recorded outcomes, in order. Nothing runs;
+        ordinals, the convergence guard and the repeat rule continue exactly as they would
+        have."""
+        for batch in batches:
+            state.round += 1
+            for call, outcome in batch:
+                self._replay_one(call, outcome, state)
+
+    def _replay_one(self, call: ToolCall, outcome: Outcome, state: TurnState) -> None:
+        if isinstance(outcome, ToolError) and outcome.code == ErrorCode.NOT_EXECUTED:
+            return  # never prepared: the turn had stopped, or the response was cut off
+        prepared = self._validated(call, state.lang)
+        if isinstance(prepared, _Refused):
+            identity = prepared.identity
+        elif isinstance(outcome, ToolError) and outcome.code == ErrorCode.ALREADY_DONE:
+            state.repeated(prepared.fingerprint, prepared.tool.name)  # took no key
+            state.stop_if(outcome)
+            return
+        else:
+            self._mint(prepared, state, call.call_id)
+            identity = prepared.fingerprint
+            if isinstance(outcome, Ok) and prepared.tool.effect == "write":
+                state.succeeded(identity, outcome.data)
+        if isinstance(outcome, ToolError):
+            state.note_failure(identity, outcome)
+            state.stop_if(outcome)
 
     async def _flush(
         self, group: list[tuple[ToolCall, _Prepared]], state: TurnState
@@ -273,34 +253,13 @@ class Executor:
         executed: bool,
     ) -> CallRecord:
         if isinstance(outcome, ToolError):
-            self._note_failure(prep.fingerprint, outcome, state)
-            self._stop_if(outcome, state)
+            state.note_failure(prep.fingerprint, outcome)
+            state.stop_if(outcome)
+        elif prep.tool.effect == "write":
+            state.succeeded(prep.fingerprint, outcome.data)
         return CallRecord(call, outcome, executed=executed, key=prep.key)
 
-    @staticmethod
-    def _stop_if(error: ToolError, state: TurnState) -> ToolError:
-        if error.recovery is Recovery.STOP_TURN:
-            state.stopped = True
-        return error
-
-    @staticmethod
-    def _note_failure(identity: str, error: ToolError, state: TurnState) -> None:
-        """Count a failure of the call ``identity``; the first error is kept for the guard."""
-        seen = state.failures.get(identity)
-        if seen is None:
-            state.failures[identity] = (error.code, 1, error)
-        else:
-            state.failures[identity] = (seen[0], seen[1] + 1, seen[2])
-
     # -- before the handler ------------------------------------------------------------------
-
-    def _identify(self, call: ToolCall, state: TurnState) -> str:
-        """The identity of ``call`` for the guard; a valid write also takes its ordinal."""
-        prepared = self._validated(call, state.lang)
-        if isinstance(prepared, _Refused):
-            return prepared.identity
-        self._mint(prepared, state, call.call_id)
-        return prepared.fingerprint
 
     def _validated(self, call: ToolCall, lang: Lang) -> _Prepared | _Refused:
         """The validated call, or why it cannot run (with its identity as it was sent)."""
@@ -348,12 +307,16 @@ class Executor:
     def _prepare(self, call: ToolCall, state: TurnState) -> _Prepared | ToolError:
         prepared = self._validated(call, state.lang)
         if isinstance(prepared, _Refused):
-            return self._guarded(
-                prepared.identity, self._refusal(call, prepared, state.lang), state
-            )
+            refusal = self._refusal(call, prepared, state.lang)
+            return state.guarded(prepared.identity, refusal, self._guard_limit)
+        tool = prepared.tool
+        if state.done and tool.effect == "write" and not tool.repeatable:
+            repeated = state.repeated(prepared.fingerprint, tool.name)
+            if repeated is not None:  # done in an earlier round: not run, no key taken
+                return repeated
         self._mint(prepared, state, call.call_id)
         if state.failures:  # only a turn with a failure on record can repeat one
-            guard = self._guard(prepared.fingerprint, state)
+            guard = state.guard(prepared.fingerprint, self._guard_limit)
             if guard is not None:
                 return guard
         return prepared
@@ -371,28 +334,6 @@ class Executor:
             text(lang, "invalid_arguments", name=call.name),
             Recovery.CORRECT_ARGUMENTS,
             details=refused.details,
-        )
-
-    def _guarded(self, identity: str, error: ToolError, state: TurnState) -> ToolError:
-        """Return ``error``, escalated if this exact call already failed in the turn."""
-        escalated = self._guard(identity, state)
-        if escalated is not None:
-            return escalated
-        self._note_failure(identity, error, state)
-        return error
-
-    def _guard(self, identity: str, state: TurnState) -> ToolError | None:
-        seen = state.failures.get(identity)
-        if seen is None:
-            return None
-        code, count, first = seen
-        state.failures[identity] = (code, count + 1, first)
-        if count + 1 > self._guard_limit:
-            return first.with_recovery(
-                Recovery.STOP_TURN, text(state.lang, "guard_stop", code=code)
-            )
-        return first.with_recovery(
-            Recovery.CHOOSE_ALTERNATIVE, text(state.lang, "guard_repeat", code=code)
         )
 
     # -- running ---------------------------------------------------------------------------
@@ -438,7 +379,7 @@ class Executor:
             lease_seconds=self._lease,
         )
         if not claim.owned:
-            outcome = self._settled(tool, claim.entry, prep, state.lang)
+            outcome = self.settler.settled(tool, claim.entry, prep.fingerprint, state.lang)
             return self._finish(call, outcome, state, prep, executed=False)
         ctx.key, ctx.attempt, ctx._ledger = key, claim.entry.attempt, self.ledger
         attempt = claim.entry.attempt
@@ -448,26 +389,14 @@ class Executor:
             ):
                 result = await self._invoke(tool, prep, ctx)
         except BaseException:  # interrupted (Ctrl-C, cancelled): its fate is now unknown
-            self._abandon(tool, key, attempt, state.lang)
+            self.settler.abandon(tool, key, attempt, state.lang)
             raise
         if isinstance(result, BaseException):
             self._diagnose(result, ctx)
-            outcome = self._after_failure(tool, key, arguments, ctx, state.lang)
+            outcome = self.settler.after_failure(tool, key, arguments, ctx, state.lang)
         else:
-            outcome = self._settle(tool, key, arguments, ctx, result)
+            outcome = self.settler.settle(tool, key, arguments, ctx, result)
         return self._finish(call, outcome, state, prep, executed=True)
-
-    def _abandon(self, tool: Tool, key: str, attempt: int, lang: Lang) -> None:
-        """Best effort, on the way out of an interrupted write: mark it ``unknown`` so that
-        the next resume or reconcile settles it at once instead of waiting out its lease."""
-        unknown = ToolError(
-            ErrorCode.OUTCOME_UNKNOWN,
-            text(lang, "outcome_unknown", name=tool.name),
-            Recovery.STOP_TURN,
-        )
-        # the interruption wins over a failure here; the claim's lease expires anyway
-        with contextlib.suppress(Exception):
-            self.ledger.finalize(key, attempt, "unknown", error=to_record(unknown))
 
     async def _invoke(
         self, tool: Tool, prep: _Prepared, ctx: ToolContext
@@ -506,168 +435,6 @@ class Executor:
             )
         )
 
-    # -- the ledger's side of a write --------------------------------------------------------
-
-    def _settle(
-        self, tool: Tool, key: str, arguments: dict[str, Any], ctx: ToolContext, outcome: Outcome
-    ) -> Outcome:
-        """Record the handler's outcome; report success only if the ledger agrees."""
-        if isinstance(outcome, Ok):
-            if ctx._committed_in_tx:
-                # commit_in wrote the record inside the handler's transaction; whether that
-                # transaction committed only the ledger can tell (a handler may catch the
-                # failure of its own commit and still return its data)
-                entry = self.ledger.get(key)
-                if entry is not None and entry.state == "committed" and entry.result is not None:
-                    return Ok(entry.result)
-                self._diagnose(_RolledBackError(tool.name), ctx)
-                return self._after_failure(tool, key, arguments, ctx, ctx.lang)
-            if self.ledger.finalize(key, ctx.attempt, "committed", result=outcome.data):
-                return outcome
-        elif self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(outcome)):
-            return outcome
-        return self._fenced(tool, key, ctx.lang)
-
-    def _fenced(self, tool: Tool, key: str, lang: Lang) -> Outcome:
-        """The claim was taken over while the handler ran: the ledger decides, not us."""
-        entry = self.ledger.get(key)
-        if entry is not None and entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
-        unknown = ToolError(
-            ErrorCode.OUTCOME_UNKNOWN,
-            text(lang, "outcome_unknown", name=tool.name),
-            Recovery.STOP_TURN,
-        )
-        if entry is not None and entry.state == "unknown":
-            return self._reconcile_or_unknown(
-                tool, key, entry.attempt, entry.arguments, unknown, lang
-            )
-        if entry is not None and entry.state == "failed" and entry.error is not None:
-            return from_record(entry.error)
-        return unknown
-
-    def _after_failure(
-        self, tool: Tool, key: str, arguments: dict[str, Any], ctx: ToolContext, lang: Lang
-    ) -> Outcome:
-        unknown = ToolError(
-            ErrorCode.OUTCOME_UNKNOWN,
-            text(lang, "outcome_unknown", name=tool.name),
-            Recovery.STOP_TURN,
-        )
-        if ctx._unverifiable:
-            self.ledger.finalize(key, ctx.attempt, "unknown", error=to_record(unknown))
-            return unknown
-        entry = self.ledger.get(key)
-        if entry is not None and entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
-        if tool.atomic and entry is not None and entry.state == "pending":
-            failed = self._not_applied(tool, lang)
-            self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(failed))
-            return failed
-        return self._reconcile_or_unknown(tool, key, ctx.attempt, arguments, unknown, lang)
-
-    def _reconcile_or_unknown(
-        self,
-        tool: Tool,
-        key: str,
-        attempt: int,
-        arguments: dict[str, Any],
-        unknown: ToolError,
-        lang: Lang,
-    ) -> Outcome:
-        verdict = self._verdict(tool, key, arguments)
-        if isinstance(verdict, Ok):
-            self.ledger.finalize(key, attempt, "committed", result=verdict.data)
-            return verdict
-        if verdict == "absent":
-            failed = self._not_applied(tool, lang)
-            self.ledger.finalize(key, attempt, "failed", error=to_record(failed))
-            return failed
-        self.ledger.finalize(key, attempt, "unknown", error=to_record(unknown))
-        return unknown
-
-    def _verdict(self, tool: Tool, key: str, arguments: dict[str, Any]) -> ReconcileResult:
-        """Did the write with ``key`` take effect? The ledger first, then the tool's hook."""
-        entry = self.ledger.get(key)
-        if entry is not None and entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
-        if tool.atomic and entry is not None and entry.state == "unknown":
-            return "absent"  # its effect commits only together with the ledger's record
-        if tool.reconcile is None:
-            return None
-        try:
-            return tool.reconcile(key, arguments)
-        except Exception:  # noqa: BLE001 - a failing check decides nothing
-            return None
-
-    def reconcile(
-        self, *, conversation_id: str | None = None, lang: Lang = "en", orphaned: bool = False
-    ) -> list[LedgerEntry]:
-        """Settle unconfirmed writes: expired ``pending`` become ``unknown`` (all ``pending``
-        ones when ``orphaned``: the conversation's last writer is known to be dead), then each
-        ``unknown`` is decided by the ledger (atomic writes) or the tool's ``reconcile`` hook.
-        Writes nobody can decide stay ``unknown``. Returns the entries as they now are."""
-        if orphaned and conversation_id is None:
-            msg = "only one conversation's writes can be orphaned"
-            raise ValueError(msg)
-        settled: list[LedgerEntry] = []
-        open_entries = [
-            *self.ledger.entries(conversation_id=conversation_id, state="pending"),
-            *self.ledger.entries(conversation_id=conversation_id, state="unknown"),
-        ]
-        for entry in open_entries:
-            current: LedgerEntry | None = entry
-            if entry.state == "pending" and (entry.lease_expired or orphaned):
-                current = self.ledger.expire(entry.key, orphaned=orphaned)
-            if current is None or current.state != "unknown":
-                continue
-            tool = self.tools.get(current.tool)
-            if tool is not None:
-                unknown = ToolError(
-                    ErrorCode.OUTCOME_UNKNOWN,
-                    text(lang, "outcome_unknown", name=tool.name),
-                    Recovery.STOP_TURN,
-                )
-                self._reconcile_or_unknown(
-                    tool, current.key, current.attempt, current.arguments, unknown, lang
-                )
-            refreshed = self.ledger.get(current.key)
-            if refreshed is not None:
-                settled.append(refreshed)
-        return settled
-
-    def _not_applied(self, tool: Tool, lang: Lang) -> ToolError:
-        return ToolError(
-            ErrorCode.NOT_APPLIED, text(lang, "not_applied", name=tool.name), Recovery.STOP_TURN
-        )
-
-    def _settled(self, tool: Tool, entry: LedgerEntry, prep: _Prepared, lang: Lang) -> Outcome:
-        """The outcome of a key that was already claimed (replay, resume, another worker)."""
-        if entry.fingerprint != prep.fingerprint:
-            return ToolError(
-                ErrorCode.INVALID_ARGUMENTS, text(lang, "key_mismatch"), Recovery.CORRECT_ARGUMENTS
-            )
-        if entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
-        if entry.state == "failed" and entry.error is not None:
-            return from_record(entry.error)
-        if entry.state == "pending" and entry.lease_expired:
-            expired = self.ledger.expire(entry.key)
-            entry = expired if expired is not None else entry
-        if entry.state == "unknown":
-            unknown = ToolError(
-                ErrorCode.OUTCOME_UNKNOWN,
-                text(lang, "held_back", name=tool.name),
-                Recovery.STOP_TURN,
-            )
-            return self._reconcile_or_unknown(
-                tool, entry.key, entry.attempt, entry.arguments, unknown, lang
-            )
-        # its attempt is in flight (or its worker died moments ago): never Ok, never re-run
-        return ToolError(
-            ErrorCode.IN_PROGRESS, text(lang, "in_progress", name=tool.name), Recovery.STOP_TURN
-        )
-
 
 def _stopped(state: TurnState) -> bool:
     """Whether the turn stopped (read again after awaits that may have stopped it)."""
@@ -692,17 +459,6 @@ def _to_outcome(value: object) -> Outcome:
         msg = f"a tool must return a JSON object or a ToolError, not {type(value).__name__}"
         raise TypeError(msg)
     return Ok(checked_data(value))
-
-
-class _RolledBackError(RuntimeError):
-    """What the diagnostics show when a handler reported success after ``commit_in`` but the
-    transaction holding the record did not commit."""
-
-    def __init__(self, tool: str) -> None:
-        super().__init__(
-            f"{tool} returned success, but the transaction in which it called ctx.commit_in "
-            "did not commit: the write is settled by the ledger instead"
-        )
 
 
 def _stray_cancellation(exc: BaseException) -> bool:

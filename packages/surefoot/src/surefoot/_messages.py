@@ -2,7 +2,7 @@
 
 A conversation is a list of messages::
 
-    Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage
+    Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage | HarnessNote
 
 * ``UserMessage`` — what the person typed.
 * ``AssistantMessage`` — one model response: ``TextPart``, ``ToolCall`` and ``ReasoningPart``
@@ -15,6 +15,8 @@ A conversation is a list of messages::
   message, in call order. The outcome inside keeps its program-set mark.
 * ``HarnessMessage`` — text the harness itself showed the person (a stop, a limit). Adapters
   never present it as the model's words.
+* ``HarnessNote`` — text the harness tells the model within a turn (after an empty answer:
+  answer the person). Adapters send it as user-side text; the person never sees it.
 """
 
 from __future__ import annotations
@@ -132,6 +134,8 @@ HarnessReason = Literal[
     "max_tokens",
     "refusal",
     "awaiting_confirmation",
+    "empty_answer",
+    "token_budget",
 ]
 
 
@@ -144,7 +148,17 @@ class HarnessMessage:
     kind: Literal["harness"] = "harness"
 
 
-Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage
+@dataclass(frozen=True, slots=True)
+class HarnessNote:
+    """Text the harness tells the model within a turn (never the person's words, never shown
+    as the model's): why it is asked again."""
+
+    text: str
+    reason: Literal["empty_answer"] = "empty_answer"
+    kind: Literal["harness_note"] = "harness_note"
+
+
+Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage | HarnessNote
 
 
 @dataclass(frozen=True, slots=True)

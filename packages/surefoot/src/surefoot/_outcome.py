@@ -4,15 +4,6 @@ An outcome is a value, never a string to parse::
 
     Outcome = Ok | ToolError
 
-
-def _well_formed(detail: object) -> bool:
-    return (
-        isinstance(detail, Detail)
-        and isinstance(detail.field, str)
-        and isinstance(detail.problem, str)
-        and isinstance(detail.expected, str | None)
-    )
-
 ``Ok`` carries the tool's data (a JSON object). ``ToolError`` carries a stable code, a safe
 localized message, a recovery directive and optional structured details. The error mark is set
 by the program when the outcome is built and travels with it; nothing downstream re-derives it
@@ -22,6 +13,10 @@ On the wire an error is the versioned envelope::
 
     {"kind": "tool_error", "version": 1, "is_error": true, "error": "not_found",
      "message": "...", "recovery": "choose_alternative", "recoverable": true}
+
+with ``details`` (a list of ``{"field", "problem", "expected"?}``) when the arguments were
+wrong, and ``result`` when the error carries data (``already_done``: what the first call
+returned).
 
 A success is the data object itself. ``to_record`` / ``from_record`` give the tagged form used
 in journals and in ``--json`` output (``{"ok": data}`` or the envelope), which keeps the mark
@@ -67,6 +62,9 @@ class ErrorCode(StrEnum):
     NOT_EXECUTED = "not_executed"
     DENIED = "denied"
     IN_PROGRESS = "in_progress"
+    ALREADY_DONE = "already_done"
+    """A write that already succeeded in this turn, asked for again with the same arguments
+    in a later round: not run again; ``result`` carries what the first one returned."""
 
 
 HARNESS_CODES: Final = frozenset(code.value for code in ErrorCode)
@@ -109,6 +107,8 @@ class ToolError:
     message: str
     recovery: Recovery
     details: tuple[Detail, ...] = field(default=())
+    result: dict[str, Any] | None = None
+    """Data that goes with the error (``already_done`` carries the first call's result)."""
     kind: Literal["tool_error"] = "tool_error"
 
     def __post_init__(self) -> None:
@@ -125,6 +125,8 @@ class ToolError:
         if not all(_well_formed(d) for d in self.details):
             msg = "details must be Detail values of strings"
             raise ValueError(msg)
+        if self.result is not None:
+            checked_data(self.result)
 
     @property
     def is_error(self) -> Literal[True]:
@@ -143,6 +145,7 @@ class ToolError:
             message=self.message if message is None else message,
             recovery=recovery,
             details=self.details,
+            result=self.result,
         )
 
 
@@ -173,6 +176,8 @@ def to_wire(outcome: Outcome) -> dict[str, Any]:
     }
     if outcome.details:
         envelope["details"] = [d.to_json() for d in outcome.details]
+    if outcome.result is not None:
+        envelope["result"] = outcome.result
     return envelope
 
 
@@ -316,13 +321,16 @@ def envelope_to_error(envelope: dict[str, Any]) -> ToolError:
         if not isinstance(code, str) or not isinstance(message, str):
             raise TypeError
         details = tuple(_detail_from(d) for d in raw_details)
+        result = envelope.get("result")
+        if result is not None and not isinstance(result, dict):
+            raise TypeError
     except (KeyError, TypeError, AttributeError) as exc:
         msg = "an envelope needs error, message and recovery, and well-formed details"
         raise ValueError(msg) from exc
     if envelope.get("recoverable") is not (recovery is not Recovery.STOP_TURN):
         msg = "recoverable must be false exactly when recovery is stop_turn"
         raise ValueError(msg)
-    return ToolError(code=code, message=message, recovery=recovery, details=details)
+    return ToolError(code=code, message=message, recovery=recovery, details=details, result=result)
 
 
 def _detail_from(data: Any) -> Detail:

@@ -12,6 +12,7 @@ from ._messages import (
     AssistantMessage,
     AssistantPart,
     HarnessMessage,
+    HarnessNote,
     Message,
     ReasoningPart,
     TextPart,
@@ -30,6 +31,8 @@ def message_to_json(message: Message) -> dict[str, Any]:
             return {"kind": "user", "text": t}
         case HarnessMessage(text=t, reason=r):
             return {"kind": "harness", "text": t, "reason": r}
+        case HarnessNote(text=t, reason=r):
+            return {"kind": "harness_note", "text": t, "reason": r}
         case AssistantMessage():
             return {
                 "kind": "assistant",
@@ -88,6 +91,8 @@ def message_from_json(data: dict[str, Any]) -> Message:
         return UserMessage(data["text"])
     if kind == "harness":
         return HarnessMessage(data["text"], data["reason"])
+    if kind == "harness_note":
+        return HarnessNote(data["text"], data["reason"])
     if kind == "assistant":
         return AssistantMessage(
             parts=tuple(_part_from_json(p) for p in data["parts"]),

@@ -126,6 +126,30 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "moments ago; it is not run again. Its result will be known once it finishes or is "
         "checked.",
     },
+    "already_done": {
+        "es": "«{name}» ya se hizo en este turno con estos mismos argumentos y no se ha "
+        "repetido: su resultado está en «result». No vuelvas a pedirlo; responde a la persona.",
+        "pt": "«{name}» já foi feita neste turno com estes mesmos argumentos e não foi "
+        "repetida: o resultado está em «result». Não a peça de novo; responda à pessoa.",
+        "en": "'{name}' was already done in this turn with these same arguments and was not "
+        "repeated: its result is in 'result'. Do not ask for it again; answer the person.",
+    },
+    "already_done_stop": {
+        "es": "«{name}» ya se hizo en este turno y se ha vuelto a pedir otra vez; no se ha "
+        "repetido y el turno se detiene.",
+        "pt": "«{name}» já foi feita neste turno e foi pedida outra vez; não foi repetida e "
+        "o turno para.",
+        "en": "'{name}' was already done in this turn and was asked for yet again; it was not "
+        "repeated and the turn stops.",
+    },
+    "empty_answer_note": {
+        "es": "Tu última respuesta estaba vacía. Responde ahora a la persona con un texto "
+        "breve en español: qué se ha hecho en este turno o qué necesitas saber.",
+        "pt": "A sua última resposta estava vazia. Responda agora à pessoa com um texto breve "
+        "em português: o que foi feito neste turno ou o que precisa de saber.",
+        "en": "Your last answer was empty. Answer the person now with a short text in "
+        "English: what was done in this turn, or what you need to know.",
+    },
     # --- for the model: what is wrong with one argument (never pydantic's English) --------
     "arg_not_object": {
         "es": "los argumentos no son un objeto JSON",
@@ -301,6 +325,41 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "es": "{app} ha detenido este turno: {reason}",
         "pt": "{app} parou este turno: {reason}",
         "en": "{app} stopped this turn: {reason}",
+    },
+    "empty_answer": {
+        "es": "El modelo no ha dado ninguna respuesta en este turno.",
+        "pt": "O modelo não deu nenhuma resposta neste turno.",
+        "en": "The model gave no answer in this turn.",
+    },
+    "token_budget": {
+        "es": "{app} ha detenido este turno: ha usado su límite de {budget} tokens.",
+        "pt": "{app} parou este turno: usou o seu limite de {budget} tokens.",
+        "en": "{app} stopped this turn: it used its limit of {budget} tokens.",
+    },
+    "turn_did": {
+        "es": "En este turno:",
+        "pt": "Neste turno:",
+        "en": "In this turn:",
+    },
+    "turn_saved": {
+        "es": "guardado: {what}",
+        "pt": "guardado: {what}",
+        "en": "saved: {what}",
+    },
+    "turn_not_applied": {
+        "es": "no guardado: {what}",
+        "pt": "não guardado: {what}",
+        "en": "not saved: {what}",
+    },
+    "turn_unknown": {
+        "es": "sin confirmar si se guardó: {what}",
+        "pt": "sem confirmação de que foi guardado: {what}",
+        "en": "not confirmed whether it was saved: {what}",
+    },
+    "turn_nothing": {
+        "es": "No se ha guardado ni cambiado nada.",
+        "pt": "Nada foi guardado nem alterado.",
+        "en": "Nothing was saved or changed.",
     },
     "round_limit": {
         "es": "{app} ha detenido el turno tras {rounds} rondas de herramientas sin llegar a "

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
 """A reconcile hook's verdict: the effect happened (its result), provably did not, or unknown."""
+Describe = Callable[[dict[str, Any], Lang], str]
+"""A write's result in a person's words, in a language ("weight 77.4 kg, 3 Dec")."""
 
 _NOT_ISO = "must be a calendar date written YYYY-MM-DD"
 _NOT_A_DAY = "is not a real calendar date"
@@ -94,6 +96,13 @@ class Tool:
         confirm: A person approves each call of the write before it runs.
         reconcile: ``reconcile(key, arguments)``: whether a write whose fate is unknown took
             effect (``Ok``), provably did not (``"absent"``) or cannot be told (None).
+        repeatable: An identical call in a later round of the same turn is a new write (a
+            counter, "add another set"). By default it is not run again: the model gets
+            ``already_done`` with the first call's result. Identical calls in one response
+            always each run.
+        describe: ``describe(data, lang)``: how a person reads what this write saved (the
+            harness lists a turn's writes when it writes the reply itself); by default the
+            tool's name and the data's top-level values.
         wants_context: The handler takes a ``ToolContext`` first.
         is_async: The handler is a coroutine function.
     """
@@ -110,6 +119,8 @@ class Tool:
     (the handler calls ``ctx.commit_in``); a failure before that commit is then known to
     have changed nothing."""
     reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None
+    repeatable: bool = False
+    describe: Describe | None = None
     wants_context: bool = False
     is_async: bool = False
 
@@ -125,13 +136,15 @@ class Tool:
         confirm: bool = False,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
+        repeatable: bool = False,
+        describe: Describe | None = None,
     ) -> Tool:
         """Declare a tool from a typed function."""
         if effect not in ("read", "write"):
             msg = f"effect must be 'read' or 'write', got {effect!r}"
             raise ConfigurationError(msg)
-        if effect == "read" and (idempotent or confirm or atomic or reconcile):
-            msg = "idempotent, confirm, atomic and reconcile only apply to write tools"
+        if effect == "read" and (idempotent or confirm or atomic or reconcile or repeatable):
+            msg = "idempotent, confirm, atomic, reconcile and repeatable only apply to writes"
             raise ConfigurationError(msg)
         tool_name = name or func.__name__
         if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9_]{0,63}", tool_name):
@@ -152,6 +165,8 @@ class Tool:
             confirm=confirm,
             atomic=atomic,
             reconcile=reconcile,
+            repeatable=repeatable,
+            describe=describe,
             wants_context=wants_context,
             is_async=inspect.iscoroutinefunction(func),
         )
@@ -404,6 +419,8 @@ class ToolSet:
         confirm: bool = False,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
+        repeatable: bool = False,
+        describe: Describe | None = None,
     ) -> Callable[[Callable[..., Any]], Tool]: ...
 
     def tool(  # type: ignore[misc]  # mypy mis-reads the positional-only default here
@@ -418,6 +435,8 @@ class ToolSet:
         confirm: bool = False,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
+        repeatable: bool = False,
+        describe: Describe | None = None,
     ) -> Tool | Callable[[Callable[..., Any]], Tool]:
         """Decorator: declare ``func`` as a tool of this set (returns the ``Tool``)."""
 
@@ -432,6 +451,8 @@ class ToolSet:
                     confirm=confirm,
                     atomic=atomic,
                     reconcile=reconcile,
+                    repeatable=repeatable,
+                    describe=describe,
                 )
             )
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ._exceptions import ProviderError
-    from ._executor import CallRecord
     from ._ledger import Ledger
     from ._messages import ModelResponse, ToolCall
+    from ._records import CallRecord
 
 
 class TurnTrace(Protocol):

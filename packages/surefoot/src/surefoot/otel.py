@@ -29,10 +29,10 @@ except ImportError as _missing:  # pragma: no cover - depends on the environment
 
 from ._diagnostics import Redactor
 from ._exceptions import ProviderError
-from ._executor import CallRecord
 from ._ledger import Ledger
 from ._messages import ModelResponse, ToolCall
 from ._outcome import ToolError, dumps, to_record
+from ._records import CallRecord
 from ._tracing import CallTrace, RequestTrace, TurnTrace
 
 SCOPE: Final = "surefoot"

@@ -196,14 +196,29 @@ def ask(
     report(result, coach, json_output=json_output, printer=printer)
 
 
+def busy_message(coach: Coach, lang: Lang, exc: ConversationBusyError) -> str:
+    """What a person is told when a conversation is busy: "nothing was done" only when its
+    turn did nothing; a turn interrupted after its writes lists them."""
+    conversation = exc.conversation_id
+    done = coach.agent_for(lang).replies.what_was_done(exc.calls)
+    if not exc.writes or not done:
+        seconds = round(coach.agent.lease_seconds)
+        return t(lang, "busy", conversation=conversation, seconds=seconds)
+    return "\n".join(
+        [
+            t(lang, "busy_interrupted", conversation=conversation),
+            *done,
+            t(lang, "busy_interrupted_end", conversation=conversation),
+        ]
+    )
+
+
 def run_turn(coach: Coach, lang: Lang, turn: Coroutine[Any, Any, TurnResult]) -> TurnResult:
     """Run ``turn``; a conversation that is busy or waits for a decision is one line."""
     try:
         return asyncio.run(turn)
     except ConversationBusyError as exc:
-        seconds = round(coach.agent.lease_seconds)
-        message = t(lang, "busy", conversation=exc.conversation_id, seconds=seconds)
-        raise UsageProblem(message, exit_code=4) from None
+        raise UsageProblem(busy_message(coach, lang, exc), exit_code=4) from None
     except TurnPendingError as exc:
         raise UsageProblem(t(lang, "turn_pending", conversation=exc.conversation_id)) from None
 

@@ -70,6 +70,7 @@ from surefoot.journal import Lease
 from surefoot.messages import (
     AssistantMessage,
     HarnessMessage,
+    HarnessNote,
     Message,
     TextDelta,
     ToolCall,
@@ -352,6 +353,14 @@ class _Web:
                 result, provider=self.coach.provider, model=self.coach.model_name
             )
             queue.put_nowait({"type": "done", "turn": turn})
+        except ConversationBusyError as exc:  # its hold was lost mid-turn: say what it did
+            done = self.coach.agent_for(lang).replies.what_was_done(exc.calls)
+            message = ui(lang, "busy")
+            if exc.writes and done:
+                message = "\n".join(
+                    [t(lang, "busy_interrupted", conversation=conversation_id), *done]
+                )
+            queue.put_nowait({"type": "error", "error": "busy", "message": message, "done": done})
         except StoreError as exc:
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
             queue.put_nowait({"type": "error", **self.store_failure(exc, lang)})
@@ -466,6 +475,8 @@ def _transcript(messages: Sequence[Message]) -> Iterator[Event]:
                     yield {"type": "call", "call": render.call_json(record)}
             case HarnessMessage():
                 yield {"type": "harness", "text": message.text, "reason": message.reason}
+            case HarnessNote():
+                pass  # the harness's words to the model: the person never sees them
             case _:
                 assert_never(message)
 

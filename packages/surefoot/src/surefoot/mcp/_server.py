@@ -25,9 +25,10 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from .._executor import Executor, PendingCall, TurnState
+from .._executor import Executor, PendingCall
 from .._messages import ToolCall
 from .._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, dumps
+from .._state import TurnState
 from .._texts import Lang, text
 from .._tools import Tool, ToolSet
 

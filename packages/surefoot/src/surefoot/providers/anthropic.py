@@ -9,6 +9,7 @@ The mapping is pure and tested without a network (``build_request``, ``parse_res
                            (content = the outcome's JSON text, ``is_error: true`` only for a
                            ToolError), then the text of a UserMessage that follows
     HarnessMessage       → not sent: the harness's words are never presented as the model's
+    HarnessNote          → user text (the harness asking the model again)
 
 Consecutive messages of one role are merged, so skipping a message keeps the user/assistant
 alternation valid. Call ids that break ``^[a-zA-Z0-9_-]+$``, or repeat an earlier call's id
@@ -32,6 +33,7 @@ from .._messages import (
     AssistantPart,
     FinishReason,
     HarnessMessage,
+    HarnessNote,
     Message,
     ModelRequest,
     ModelResponse,
@@ -129,6 +131,8 @@ def _blocks(message: Message, ids: CallIds) -> tuple[str, list[dict[str, Any]]]:
             return "user", [_result_block(r, ids) for r in results]
         case HarnessMessage():
             return "user", []
+        case HarnessNote(text=text):
+            return "user", _text_blocks(text)
         case _:
             assert_never(message)
 

@@ -40,6 +40,7 @@ from .._messages import (
     AssistantPart,
     FinishReason,
     HarnessMessage,
+    HarnessNote,
     Message,
     ModelRequest,
     ModelResponse,
@@ -121,6 +122,8 @@ def _message_steps(message: Message, ids: CallIds) -> list[dict[str, Any]]:
             return [_result_step(result, ids) for result in message.results]
         case HarnessMessage():
             return []
+        case HarnessNote():
+            return [{"type": "user_input", "content": [_text(message.text)]}]
         case _:
             assert_never(message)
 

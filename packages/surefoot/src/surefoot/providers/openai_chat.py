@@ -47,6 +47,7 @@ from .._messages import (
     AssistantPart,
     FinishReason,
     HarnessMessage,
+    HarnessNote,
     Message,
     ModelRequest,
     ModelResponse,
@@ -154,6 +155,8 @@ def _messages(message: Message, ids: CallIds) -> list[dict[str, Any]]:
             ]
         case HarnessMessage():
             return []
+        case HarnessNote():
+            return [{"role": "user", "content": message.text}]
         case _:
             assert_never(message)
 

@@ -10,6 +10,7 @@ pure and tested without a network (``build_request``, ``parse_response``)::
     ToolResultsMessage   → one function_call_output item per result, output = the outcome's
                            JSON text; the error mark travels inside it, no field is invented
     HarnessMessage       → not sent: the harness's words are never presented as the model's
+    HarnessNote          → user text (the harness asking the model again)
     system               → instructions
 
 Items sent back. A response's items keep their ids (``rs_…``, ``msg_…``, ``fc_…``), status and
@@ -50,6 +51,7 @@ from .._messages import (
     AssistantPart,
     FinishReason,
     HarnessMessage,
+    HarnessNote,
     Message,
     ModelRequest,
     ModelResponse,
@@ -137,13 +139,16 @@ def build_input(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return items
 
 
+def _input_text(text: str) -> dict[str, str]:
+    return {"type": "input_text", "text": text}
+
+
 def _items(message: Message, ids: CallIds) -> list[dict[str, Any]]:
     match message:
         case UserMessage(text=text):
             if not text:
                 return []
-            content = [{"type": "input_text", "text": text}]
-            return [{"type": "message", "role": "user", "content": content}]
+            return [{"type": "message", "role": "user", "content": [_input_text(text)]}]
         case AssistantMessage():
             ids.start_turn()
             return _assistant_items(message, ids)
@@ -151,6 +156,8 @@ def _items(message: Message, ids: CallIds) -> list[dict[str, Any]]:
             return [_output_item(r, ids) for r in results]
         case HarnessMessage():
             return []
+        case HarnessNote(text=text):
+            return [{"type": "message", "role": "user", "content": [_input_text(text)]}]
         case _:
             assert_never(message)
 

@@ -1,0 +1,450 @@
+"""One user turn, step by step: request → execute → decide, until the turn ends::
+
+    loop:
+        over the token budget  → TokenBudget  (the model is not asked again)
+        step = request the model        (response journaled before any tool runs)
+        empty answer           → asked once more (a note to the model), then EmptyAnswer
+        no tool calls          → Completed (or max_tokens / refusal)
+        pause, no calls        → another round (counted against the limit)
+        too many rounds        → RoundLimit  (calls filled with not_executed)
+        run the batch
+        a call needs a person  → AwaitingConfirmation (the approval is recorded)
+        a stop_turn outcome    → Stopped: results and the harness's message in ONE commit;
+                                 the model is not asked again
+        otherwise              → results journaled; next round
+
+Whenever the harness writes the reply, it lists what the turn's writes did (``_replies``).
+A turn that loses its hold on the conversation mid-way raises ``ConversationBusyError``
+carrying the calls it had already made, so nobody is told "nothing was done" after a write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from ._exceptions import ConversationBusyError, ProviderError
+from ._executor import PendingCall
+from ._journal import Approval, Lease, ModelRef, approval_id
+from ._messages import (
+    AssistantMessage,
+    HarnessMessage,
+    HarnessNote,
+    HarnessReason,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    ToolSpec,
+    UserMessage,
+)
+from ._model import ResponseDone, TextDelta
+from ._outcome import ErrorCode, Recovery, ToolError
+from ._records import CallRecord, Usage
+from ._result import PendingConfirmation, StopReason, TurnResult
+from ._state import TurnState
+from ._texts import text
+
+if TYPE_CHECKING:
+    from ._executor import Executor
+    from ._journal import Journal
+    from ._model import Model
+    from ._replies import Replies
+    from ._texts import Lang
+    from ._tracing import Tracer
+
+TurnEvent = TextDelta | CallRecord | HarnessMessage
+"""What ``on_event`` receives: text as it streams, each call's outcome, the harness's text."""
+
+EventHandler = Callable[[TurnEvent], Awaitable[None] | None]
+
+OfferTools = Callable[[Sequence[Message]], Iterable[str]]
+"""Which tools the next request declares, by name, given the conversation so far."""
+
+_REASON_BY_FINISH: dict[str, StopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
+
+
+@dataclass(slots=True)
+class Turn:
+    """One user turn as it runs: its transcript, the executor's state, what it did so far."""
+
+    conversation_id: str
+    lease: Lease
+    messages: list[Message]
+    state: TurnState
+    on_event: EventHandler | None
+    requests: int = 0
+    rounds: int = 0
+    calls: list[CallRecord] = field(default_factory=list)
+    earlier: list[CallRecord] = field(default_factory=list)
+    """Calls of this turn journaled before a resume (they count in what the turn did)."""
+    usage: Usage = field(default_factory=Usage)
+    reasked: bool = False
+
+
+class AgentParts(Protocol):
+    """What a runner reads of its ``Agent``, at each use (an agent's model may be swapped
+    between turns)."""
+
+    model: Model
+    executor: Executor
+    journal: Journal
+    replies: Replies
+    tracer: Tracer
+    system: str | None
+    lang: Lang
+    max_rounds: int
+    stream: bool
+    max_tokens_per_turn: int | None
+    specs: tuple[ToolSpec, ...]
+    offer: OfferTools | None
+
+
+class TurnRunner:
+    """Runs turns for ``agent``: its model, tools, journal and limits."""
+
+    def __init__(self, agent: AgentParts) -> None:
+        self.agent = agent
+        self.replies = agent.replies
+
+    async def rounds(self, turn: Turn) -> TurnResult:
+        """Ask the model and run its calls until the turn ends."""
+        with _interrupted(turn):
+            while True:
+                if self._over_budget(turn):
+                    reply = self.replies.plain(
+                        "token_budget", budget=self.agent.max_tokens_per_turn
+                    )
+                    return await self.stop_with(turn, (), "token_budget", reply)
+                response = await self._request(turn)
+                if isinstance(response, TurnResult):
+                    return response
+                step = await self._answered(turn, response.message)
+                if step is not None:
+                    return step
+
+    async def go_on(
+        self, turn: Turn, last: Message, results: Sequence[ToolResult]
+    ) -> TurnResult | None:
+        """Where a resumed turn goes on from its last journaled message (None: ask the model)."""
+        with _interrupted(turn):
+            if isinstance(last, AssistantMessage) and last.tool_calls:
+                return await self.execute(turn, last)
+            if isinstance(last, AssistantMessage) and last.finish == "pause":
+                return await self._paused(turn)
+            if isinstance(last, ToolResultsMessage) and turn.state.stopped:
+                # a stop journaled before its message existed (older journals): end it now
+                records = [CallRecord(_call_of(r), r.outcome, r.executed, r.key) for r in results]
+                reply = self.replies.stopped(records[-len(last.results) :])
+                return await self.stop_with(turn, (), "stop_turn", reply)
+            return None
+
+    def finished_result(self, turn: Turn, last: Message) -> TurnResult:
+        """How a turn that already ended ended."""
+        if isinstance(last, HarnessMessage):
+            return self._result(turn, last.text, "harness", last.reason)
+        assert isinstance(last, AssistantMessage)
+        return self._completed(turn, last)
+
+    # -- steps -------------------------------------------------------------------------------
+
+    async def _answered(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
+        """What the model's response leads to (None: another request)."""
+        if _empty(message):
+            return await self._empty(turn)
+        self.append(turn, message)
+        if message.tool_calls:
+            return await self.execute(turn, message)
+        if message.finish == "pause":
+            return await self._paused(turn)
+        return self._completed(turn, message)
+
+    async def _empty(self, turn: Turn) -> TurnResult | None:
+        """No text and no call: asked once more with a note, then the harness answers."""
+        if turn.reasked:
+            reply = self.replies.plain("empty_answer")
+            return await self.stop_with(turn, (), "empty_answer", reply)
+        turn.reasked = True
+        self.append(turn, HarnessNote(text(self.agent.lang, "empty_answer_note")))
+        return None
+
+    async def _request(self, turn: Turn) -> ModelResponse | TurnResult:
+        agent = self.agent
+        request = ModelRequest(
+            messages=tuple(turn.messages), tools=self._offered(turn.messages), system=agent.system
+        )
+        turn.requests += 1
+        with agent.tracer.model_request(
+            provider=agent.model.provider, model=agent.model.model_name
+        ) as trace:
+            try:
+                response = await self._response(turn, request)
+            except ProviderError as exc:
+                trace.finished(None, exc)
+                return await self._provider_failed(turn, exc)
+            trace.finished(response, None)
+        turn.usage = turn.usage.add(response.usage)
+        return response
+
+    def _offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
+        """The declarations for the next request: every tool, or those ``offer`` names."""
+        specs, offer = self.agent.specs, self.agent.offer
+        if offer is None:
+            return specs
+        names = set(offer(messages))
+        return tuple(spec for spec in specs if spec.name in names)
+
+    async def _response(self, turn: Turn, request: ModelRequest) -> ModelResponse:
+        """The model's response to ``request`` (streamed to ``on_event`` if streaming)."""
+        model = self.agent.model
+        if not self.agent.stream:
+            return await model.request(request)
+        async for event in model.stream(request):
+            if isinstance(event, ResponseDone):
+                return event.response
+            await self._emit(turn, event)
+        msg = "the model's stream ended without a final response"
+        raise ProviderError(
+            provider=model.provider, status=None, kind="bad_response", safe_message=msg
+        )
+
+    async def _paused(self, turn: Turn) -> TurnResult | None:
+        """The provider paused its own turn: going on is another round, like a tool round."""
+        if turn.rounds >= self.agent.max_rounds:
+            reply = self.replies.round_limit(self.agent.max_rounds)
+            return await self.stop_with(turn, (), "round_limit", reply)
+        turn.rounds += 1
+        return None
+
+    async def execute(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
+        """Run the response's calls (or fill them, past a limit); None: ask the model again."""
+        calls, lang = message.tool_calls, self.agent.lang
+        if message.finish == "max_tokens":
+            records = self._filled(calls, "truncated")
+            return await self.stop_with(turn, records, "max_tokens", text(lang, "max_tokens"))
+        if turn.rounds >= self.agent.max_rounds:
+            records = self._filled(calls, "not_executed")
+            reply = self.replies.round_limit(self.agent.max_rounds)
+            return await self.stop_with(turn, records, "round_limit", reply)
+        turn.rounds += 1
+        batch = await self.agent.executor.run_batch(calls, turn.state)
+        turn.calls.extend(batch.records)  # done, whatever happens to the journal next
+        if batch.pending is not None:
+            return await self._await_confirmation(turn, batch.pending)
+        if turn.state.stopped:
+            reply = self.replies.stopped(batch.records)
+            return await self.stop_with(turn, batch.records, "stop_turn", reply, recorded=True)
+        self.append(turn, _results_message(batch.records))
+        await self._emit_all(turn, batch.records)
+        return None
+
+    def _filled(self, calls: Sequence[ToolCall], key: str) -> list[CallRecord]:
+        error = ToolError(ErrorCode.NOT_EXECUTED, text(self.agent.lang, key), Recovery.STOP_TURN)
+        return [CallRecord(c, error, executed=False) for c in calls]
+
+    async def _await_confirmation(self, turn: Turn, call: PendingCall) -> TurnResult:
+        approval = self.agent.journal.request_approval(
+            Approval(
+                id=approval_id(call.key),
+                conversation_id=turn.conversation_id,
+                user_turn=turn.state.user_turn,
+                key=call.key,
+                call_id=call.call.call_id,
+                tool=call.call.name,
+                fingerprint=call.fingerprint,
+                arguments=call.arguments,
+            )
+        )
+        reply = text(self.agent.lang, "awaiting_confirmation", tool=call.call.name)
+        reply = self.replies.with_what_was_done(reply, [*turn.earlier, *turn.calls])
+        await self._emit(turn, HarnessMessage(reply, "awaiting_confirmation"))
+        pending = pending_of(approval)
+        return self._result(turn, reply, "harness", "awaiting_confirmation", pending=pending)
+
+    async def stop_with(
+        self,
+        turn: Turn,
+        records: Sequence[CallRecord],
+        reason: HarnessReason,
+        reply: str,
+        *,
+        recorded: bool = False,
+    ) -> TurnResult:
+        """End the turn: the batch's results (if any) and the harness's message land in one
+        commit, so no crash can leave a stop that the next run does not see. The reply
+        says what the turn's writes did. ``recorded``: ``records`` are in ``turn.calls``."""
+        if not recorded:
+            turn.calls.extend(records)
+        reply = self.replies.with_what_was_done(reply, [*turn.earlier, *turn.calls])
+        harness = HarnessMessage(reply, reason)
+        if records:
+            self.append(turn, _results_message(records), harness)
+        else:
+            self.append(turn, harness)
+        await self._emit_all(turn, records)
+        await self._emit(turn, harness)
+        return self._result(turn, reply, "harness", reason)
+
+    async def _provider_failed(self, turn: Turn, exc: ProviderError) -> TurnResult:
+        result = await self.stop_with(turn, (), "provider_error", self.replies.provider_failed(exc))
+        return _with_error(result, exc)
+
+    def _completed(self, turn: Turn, message: AssistantMessage) -> TurnResult:
+        reason = _REASON_BY_FINISH.get(message.finish, "completed")
+        reply = message.text
+        if not reply and reason != "completed":
+            reply = text(self.agent.lang, reason)
+        return self._result(turn, reply, "model", reason)
+
+    def _over_budget(self, turn: Turn) -> bool:
+        budget = self.agent.max_tokens_per_turn
+        return budget is not None and turn.usage.total_tokens >= budget
+
+    def _result(
+        self,
+        turn: Turn,
+        reply: str,
+        author: Literal["model", "harness"],
+        reason: StopReason,
+        *,
+        pending: PendingConfirmation | None = None,
+    ) -> TurnResult:
+        return TurnResult(
+            conversation_id=turn.conversation_id,
+            reply=reply,
+            reply_author=author,
+            stop_reason=reason,
+            model_requests=turn.requests,
+            calls=tuple(turn.calls),
+            pending_confirmation=pending,
+            usage=turn.usage,
+        )
+
+    def append(self, turn: Turn, *messages: Message, model: ModelRef | None = None) -> None:
+        """Journal ``messages`` under the turn's hold, and keep them in its transcript."""
+        self.agent.journal.append(turn.conversation_id, *messages, lease=turn.lease, model=model)
+        turn.messages.extend(messages)
+
+    async def _emit_all(self, turn: Turn, records: Sequence[CallRecord]) -> None:
+        for record in records:
+            await self._emit(turn, record)
+
+    async def _emit(self, turn: Turn, event: TurnEvent) -> None:
+        if turn.on_event is None:
+            return
+        maybe = turn.on_event(event)
+        if maybe is not None:
+            await maybe
+
+
+@contextmanager
+def _interrupted(turn: Turn) -> Iterator[None]:
+    """A lost hold on the conversation, raised with what the turn had already done."""
+    try:
+        yield
+    except ConversationBusyError as exc:
+        done = (*turn.earlier, *turn.calls)
+        if exc.calls or not done:
+            raise
+        raise ConversationBusyError(turn.conversation_id, calls=done) from exc
+
+
+def _empty(message: AssistantMessage) -> bool:
+    """An answer with no calls, no text (or only blanks) that ended normally."""
+    return message.finish == "end_turn" and not message.tool_calls and not message.text.strip()
+
+
+def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
+    return ToolResultsMessage(
+        tuple(
+            ToolResult(r.call.call_id, r.call.name, r.outcome, executed=r.executed, key=r.key)
+            for r in records
+        )
+    )
+
+
+def pending_of(approval: Approval) -> PendingConfirmation:
+    """The ``PendingConfirmation`` an approval stands for."""
+    return PendingConfirmation(
+        approval.conversation_id, approval.id, approval.call_id, approval.tool, approval.arguments
+    )
+
+
+def _call_of(result: ToolResult) -> ToolCall:
+    return ToolCall(result.call_id, result.name, None)
+
+
+def _with_error(result: TurnResult, exc: ProviderError) -> TurnResult:
+    return TurnResult(
+        conversation_id=result.conversation_id,
+        reply=result.reply,
+        reply_author=result.reply_author,
+        stop_reason=result.stop_reason,
+        model_requests=result.model_requests,
+        calls=result.calls,
+        pending_confirmation=None,
+        provider_error=exc,
+        usage=result.usage,
+    )
+
+
+# -- the current turn in a journal ------------------------------------------------------------
+
+
+def current_turn(messages: Sequence[Message]) -> Sequence[Message]:
+    """The messages after the last user message."""
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], UserMessage):
+            return messages[index + 1 :]
+    return messages
+
+
+def turn_history(messages: Sequence[Message]) -> list[list[tuple[ToolCall, ToolResult]]]:
+    """Each round of the current turn that has results: its calls with their results, in
+    order (results answer the preceding response's calls by position; ids may repeat)."""
+    rounds: list[list[tuple[ToolCall, ToolResult]]] = []
+    calls: tuple[ToolCall, ...] = ()
+    for message in current_turn(messages):
+        if isinstance(message, AssistantMessage):
+            calls = message.tool_calls
+        elif isinstance(message, ToolResultsMessage):
+            rounds.append(list(zip(calls, message.results, strict=False)))
+            calls = ()
+    return rounds
+
+
+def finished(last: Message) -> bool:
+    """Whether a turn whose last message is ``last`` has ended."""
+    if isinstance(last, HarnessMessage):
+        return True
+    return isinstance(last, AssistantMessage) and not last.tool_calls and last.finish != "pause"
+
+
+def unanswered(messages: Sequence[Message]) -> bool:
+    """Whether the last message is a response whose calls have no results yet."""
+    return (
+        bool(messages)
+        and isinstance(messages[-1], AssistantMessage)
+        and bool(messages[-1].tool_calls)
+    )
+
+
+def rounds_before_last(messages: Sequence[Message]) -> int:
+    """Rounds the current turn already ran: responses before the last message that were
+    continued from (their calls ran, or the provider paused)."""
+    current = current_turn(messages)
+    earlier = current[:-1] if current and isinstance(current[-1], AssistantMessage) else current
+    return sum(
+        1
+        for m in earlier
+        if isinstance(m, AssistantMessage) and (m.tool_calls or m.finish == "pause")
+    )
+
+
+def user_turns(messages: Sequence[Message]) -> int:
+    """How many user messages the conversation has."""
+    return sum(1 for m in messages if isinstance(m, UserMessage))

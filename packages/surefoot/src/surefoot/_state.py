@@ -1,0 +1,114 @@
+"""What the executor remembers within one user turn, and the two rules that read it.
+
+* **The convergence guard**: a call identical (tool + canonical arguments) to one that already
+  failed in the turn is not run again: the second time it yields that error with
+  ``choose_alternative``, past the limit with ``stop_turn``.
+* **The repeat rule**: a write that succeeded in an earlier round of the turn, asked for again
+  with identical validated arguments while no other write has succeeded since, is not run
+  again: the model gets ``already_done`` with the first call's result, and asking once more
+  stops the turn. Identical calls in one response each run (two identical sets are two sets);
+  once another write succeeded (save, delete, save again) the data may have changed and the
+  repeat runs; a tool declared ``repeatable`` is exempt.
+
+Everything here is a function of the turn's calls, their rounds and their recorded outcomes,
+so ``Executor.replay`` rebuilds it from the journal and a resumed turn decides exactly as the
+live run did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._outcome import ErrorCode, Recovery, ToolError
+from ._texts import Lang, text
+
+
+@dataclass(slots=True)
+class TurnState:
+    """What the executor remembers within one user turn."""
+
+    conversation_id: str
+    user_turn: int
+    lang: Lang = "en"
+    stopped: bool = False
+    failures: dict[str, tuple[str, int, ToolError]] = field(default_factory=dict)
+    ordinals: dict[str, int] = field(default_factory=dict)
+    decisions: dict[str, bool] = field(default_factory=dict)
+    """A person's decisions in this turn, by the idempotency key of the exact call decided
+    (True approved, False denied). A decision for any other call is never applied."""
+    given_keys: dict[str, str] = field(default_factory=dict)
+    """Idempotency keys the caller supplied, by call id (an MCP client's retry key): such a
+    write is keyed by it alone, so the same key with the same arguments is answered from the
+    ledger and with other arguments is refused."""
+    round: int = 0
+    """The batch being run: 1 for the turn's first response's calls, and so on."""
+    done: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    """Writes that succeeded in this turn, by call identity: the round and the first result."""
+
+    def stop_if(self, error: ToolError) -> ToolError:
+        """``error``, after stopping the turn if it says so."""
+        if error.recovery is Recovery.STOP_TURN:
+            self.stopped = True
+        return error
+
+    def note_failure(self, identity: str, error: ToolError) -> None:
+        """Count a failure of the call ``identity``; the first error is kept for the guard."""
+        seen = self.failures.get(identity)
+        if seen is None:
+            self.failures[identity] = (error.code, 1, error)
+        else:
+            self.failures[identity] = (seen[0], seen[1] + 1, seen[2])
+
+    def guard(self, identity: str, limit: int) -> ToolError | None:
+        """The escalated error if the call ``identity`` already failed in the turn."""
+        seen = self.failures.get(identity)
+        if seen is None:
+            return None
+        code, count, first = seen
+        self.failures[identity] = (code, count + 1, first)
+        if count + 1 > limit:
+            return first.with_recovery(Recovery.STOP_TURN, text(self.lang, "guard_stop", code=code))
+        return first.with_recovery(
+            Recovery.CHOOSE_ALTERNATIVE, text(self.lang, "guard_repeat", code=code)
+        )
+
+    def guarded(self, identity: str, error: ToolError, limit: int) -> ToolError:
+        """``error``, escalated if this exact call already failed in the turn."""
+        escalated = self.guard(identity, limit)
+        if escalated is not None:
+            return escalated
+        self.note_failure(identity, error)
+        return error
+
+    def succeeded(self, identity: str, data: dict[str, Any]) -> None:
+        """A write ``identity`` succeeded in this round (its first success is kept). Another
+        write's success in a later round makes earlier successes repeatable: the data they
+        wrote may have changed since."""
+        changed = [k for k, (r, _) in self.done.items() if r < self.round and k != identity]
+        for key in changed:
+            del self.done[key]
+            seen = self.failures.get(key)
+            if seen is not None and seen[0] == ErrorCode.ALREADY_DONE:
+                del self.failures[key]
+        self.done.setdefault(identity, (self.round, data))
+
+    def repeated(self, identity: str, tool: str) -> ToolError | None:
+        """``already_done`` if the write ``identity`` succeeded in an earlier round of this
+        turn (``stop_turn`` if it was already answered so); None if it may run."""
+        done = self.done.get(identity)
+        if done is None or done[0] >= self.round:
+            return None
+        seen = self.failures.get(identity)
+        if seen is not None and seen[0] == ErrorCode.ALREADY_DONE:
+            self.note_failure(identity, seen[2])
+            stop = text(self.lang, "already_done_stop", name=tool)
+            return seen[2].with_recovery(Recovery.STOP_TURN, stop)
+        error = ToolError(
+            ErrorCode.ALREADY_DONE,
+            text(self.lang, "already_done", name=tool),
+            Recovery.CHOOSE_ALTERNATIVE,
+            result=done[1],
+        )
+        self.note_failure(identity, error)
+        return error
