@@ -234,14 +234,14 @@ def test_read_that_raises_is_unavailable_and_the_turn_continues() -> None:
     assert isinstance(batch.records[1].outcome, Ok)
 
 
-def test_handler_returning_a_non_object_is_a_failure_not_a_success() -> None:
-    """A read handler returning a list (not a JSON object) is never presented as success."""
+def test_handler_returning_a_non_json_value_is_a_failure_not_a_success() -> None:
+    """A read handler returning a set (not a JSON value) is never presented as success."""
     tools = ToolSet()
 
     @tools.tool
     def bad() -> Any:
-        """Returns a list."""
-        return [1, 2]
+        """Returns a set."""
+        return {1, 2}
 
     error = _error(_run(Executor(tools), [call("bad")]).records[0].outcome)
     assert error.code == "unavailable"

@@ -179,14 +179,14 @@ class Summary(BaseModel):
 
 
 def test_what_a_read_returns_is_checked_before_it_is_an_outcome() -> None:
-    """A pydantic model becomes its JSON object; an ``Ok`` holding a NaN, or a list, is no
+    """A pydantic model becomes its JSON object; an ``Ok`` holding a NaN, or a set, is no
     result: the model gets ``unavailable`` and the diagnostics say why."""
     diagnostics = MemoryDiagnostics()
     tools = ToolSet()
     values: dict[str, object] = {
         "model": Summary(total=2, names=["a", "b"]),
         "nan": Ok({"total": float("nan")}),
-        "list": [1, 2],
+        "set": {1, 2},
     }
 
     @tools.tool(effect="read")
@@ -197,10 +197,10 @@ def test_what_a_read_returns_is_checked_before_it_is_an_outcome() -> None:
     executor = Executor(tools, diagnostics=diagnostics)
     calls = [call("summary", {"kind": k}) for k in values]
     batch = asyncio.run(executor.run_batch(calls, TurnState("c1", 0, lang="en")))
-    model, nan, listed = (r.outcome for r in batch.records)
+    model, nan, a_set = (r.outcome for r in batch.records)
     assert model == Ok({"total": 2, "names": ["a", "b"]})
     assert isinstance(nan, ToolError)
-    assert isinstance(listed, ToolError)
-    assert (nan.code, listed.code) == ("unavailable", "unavailable")
-    assert [d.exception_type for d in diagnostics.list()] == ["ValueError", "TypeError"]
-    assert "not list" in diagnostics.list()[1].message
+    assert isinstance(a_set, ToolError)
+    assert (nan.code, a_set.code) == ("unavailable", "unavailable")
+    assert [d.exception_type for d in diagnostics.list()] == ["ValueError", "ValueError"]
+    assert "holds a set" in diagnostics.list()[1].message

@@ -486,12 +486,12 @@ BAD_VALUES: dict[str, Any] = {
     "nan": lambda: {"weight": math.nan},
     "infinity": lambda: {"weight": math.inf},
     "ok_list": lambda: Ok([1]),  # type: ignore[arg-type]
-    "list": lambda: [1, 2],
+    "list_of_sets": lambda: [{1}, {2}],
+    "nested_ok": lambda: {"inner": Ok({"n": 1})},
     "int_key": lambda: {1: "one"},
     "surrogate": lambda: {"text": "\ud800"},
     "deep": lambda: _deep(200),
     "huge": lambda: {"text": "x" * 2_000_001},
-    "none": lambda: None,
 }
 
 

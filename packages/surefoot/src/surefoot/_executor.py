@@ -23,11 +23,10 @@ exactly the keys the live run minted, and a genuinely new call never collides wi
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from inspect import isawaitable
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
@@ -35,8 +34,9 @@ from ._heartbeat import HEARTBEAT
 from ._ledger import Ledger, LedgerEntry, MemoryLedger, canonical_json, fingerprint, supplied_key
 from ._ledger import idempotency_key as make_key
 from ._messages import ToolCall
-from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, checked_data
+from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError
 from ._records import CallRecord
+from ._returns import outcome_of
 from ._settle import Settler
 from ._state import TurnState
 from ._texts import Lang, text
@@ -443,22 +443,7 @@ def _stopped(state: TurnState) -> bool:
 
 def _to_outcome(value: object) -> Outcome:
     """What a handler returned, as an outcome; raises if it is not one of plain JSON data."""
-    if isinstance(value, ToolError):
-        if value.code == ErrorCode.NOT_EXECUTED:  # the harness's mark for a call never run
-            msg = "a tool cannot return not_executed: it ran (return not_applied if it did nothing)"
-            raise TypeError(msg)
-        return value  # its fields were checked when it was built
-    if isinstance(value, Ok):
-        checked_data(value.data)
-        return value
-    if isinstance(value, dict):
-        return Ok(checked_data(value))
-    if _is_pydantic_model(value):
-        value = value.model_dump(mode="json")
-    if not isinstance(value, dict):
-        msg = f"a tool must return a JSON object or a ToolError, not {type(value).__name__}"
-        raise TypeError(msg)
-    return Ok(checked_data(value))
+    return outcome_of(value)
 
 
 def _stray_cancellation(exc: BaseException) -> bool:
@@ -471,12 +456,6 @@ def _stray_cancellation(exc: BaseException) -> bool:
         return False
     task = asyncio.current_task()
     return task is not None and task.cancelling() == 0
-
-
-def _is_pydantic_model(value: object) -> TypeGuard[BaseModel]:
-    """``value`` is a pydantic model instance (if pydantic is not loaded, none can exist)."""
-    main = sys.modules.get("pydantic.main")
-    return main is not None and isinstance(value, main.BaseModel)
 
 
 def _safe_name(name: str) -> str:

@@ -88,7 +88,11 @@ class Detail:
 
 @dataclass(frozen=True, slots=True)
 class Ok:
-    """A successful execution: the tool's data, a JSON object."""
+    """A successful execution: the tool's data, always a JSON object.
+
+    A handler may return any JSON value, a pydantic model or a dataclass; data that is not a
+    JSON object (a list, a string, a number, a boolean, null) is wrapped as
+    ``{"result": value}``, since every provider sends a success as an object."""
 
     data: dict[str, Any]
     kind: Literal["ok"] = "ok"

@@ -14,9 +14,15 @@ model: exact JSON types (``"76"`` is not a number), no extra fields, real calend
 JSON Schema providers receive is generated from that same model, so what the model is told and
 what the executor accepts cannot drift apart.
 
-A handler returns its data (a ``dict`` or a pydantic model, always a JSON object) or a
-``ToolError`` for an expected domain condition. Anything it raises is caught by the executor
-and turned into ``unavailable`` (reads) or ``outcome_unknown`` / ``not_applied`` (writes).
+A handler returns its data or a ``ToolError`` for an expected domain condition. Its data is
+any JSON value (a ``dict``, a ``list``, a ``str``, a number, a ``bool``, ``None``), a pydantic
+model or a dataclass (serialized in JSON mode: a date becomes its ISO text). ``Ok.data`` is
+always a JSON object, so data that is not one is wrapped: ``["a", "b"]`` becomes
+``{"result": ["a", "b"]}``. A return annotation the harness cannot send as JSON (``bytes``,
+``set``, a bare ``datetime``, another class) is refused when the tool is declared; the rules
+are in ``_returns``. Anything a handler raises, or returns that is not JSON data, is caught by
+the executor and turned into ``unavailable`` (reads) or ``outcome_unknown`` / ``not_applied``
+(writes).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_type_hi
 from ._exceptions import ConfigurationError
 from ._messages import ToolSpec
 from ._outcome import Detail, Ok
+from ._returns import check_return_annotation
 from ._texts import Lang, has_text, text
 
 if TYPE_CHECKING:
@@ -139,7 +146,8 @@ class Tool:
         repeatable: bool = False,
         describe: Describe | None = None,
     ) -> Tool:
-        """Declare a tool from a typed function."""
+        """Declare a tool from a typed function (its parameters become the arguments; its
+        return annotation must be one the harness can send as JSON, or none)."""
         if effect not in ("read", "write"):
             msg = f"effect must be 'read' or 'write', got {effect!r}"
             raise ConfigurationError(msg)
@@ -155,6 +163,7 @@ class Tool:
             msg = f"tool {tool_name!r} needs a description (a docstring)"
             raise ConfigurationError(msg)
         model, wants_context = _arguments_model(func, tool_name)
+        check_return_annotation(func, tool_name)
         return cls(
             name=tool_name,
             description=doc,
