@@ -25,7 +25,7 @@ from surefoot import (
 from surefoot.executor import Executor, TurnState
 from surefoot.messages import ToolCall
 from surefoot.otel import OtelTracer
-from surefoot.testing import ScriptedModel, call, turn
+from surefoot.testing import FunctionModel, ScriptedModel, call, turn
 
 
 def traced() -> tuple[OtelTracer, InMemorySpanExporter]:
@@ -106,6 +106,28 @@ def test_a_scripted_turn_nests_its_spans() -> None:
     assert all(
         s.parent is not None and s.parent.span_id == root.context.span_id for s in spans[:-1]
     )
+
+
+def test_usage_attributes_count_cached_input_in_the_input() -> None:
+    """``gen_ai.usage.input_tokens`` is all the input, cached included, as the convention asks;
+    the cache reads and writes get their own attributes."""
+    usage = {
+        "input_tokens": 40,
+        "cache_read_input_tokens": 1500,
+        "cache_creation_input_tokens": 60,
+        "output_tokens": 9,
+    }
+    model = FunctionModel(lambda request: ModelResponse(turn("Hola."), usage=usage))
+    tracer, exporter = traced()
+    asyncio.run(Agent(model=model, tools=ToolSet(), tracer=tracer, lang="en").run_turn("hi"))
+    chat = next(s for s in exporter.get_finished_spans() if s.name.startswith("chat "))
+    attributes = dict(chat.attributes or {})
+    assert {k: v for k, v in attributes.items() if k.startswith("gen_ai.usage.")} == {
+        "gen_ai.usage.input_tokens": 1600,
+        "gen_ai.usage.output_tokens": 9,
+        "gen_ai.usage.cache_read.input_tokens": 1500,
+        "gen_ai.usage.cache_creation.input_tokens": 60,
+    }
 
 
 def test_importing_surefoot_loads_neither_opentelemetry_nor_mcp() -> None:

@@ -552,7 +552,9 @@ def test_stream_gives_the_same_response_as_json(adapter: Adapter) -> None:
 
 
 COUNTED = ("input_tokens", "output_tokens")
-ANTHROPIC_CACHE_COUNTS = ("cache_creation_input_tokens", "cache_read_input_tokens")
+CACHE_COUNTS = ("cache_creation_input_tokens", "cache_read_input_tokens")
+"""The input kinds apart from ``input_tokens``: every adapter reports cache reads where its
+API counts them; Anthropic reports cache writes too."""
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
@@ -573,5 +575,20 @@ def test_usage_is_counted(adapter: Adapter, stream: bool) -> None:
         usage = response.usage
         assert all(type(usage[key]) is int and usage[key] > 0 for key in COUNTED)
         # kinds that never overlap (no total): adding up the values counts each token once
-        assert set(usage) <= {*COUNTED, *ANTHROPIC_CACHE_COUNTS}
+        assert set(usage) <= {*COUNTED, *CACHE_COUNTS}
     assert second.usage["input_tokens"] > first.usage["input_tokens"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_cached_input_is_counted_once(adapter: Adapter, stream: bool) -> None:
+    """Input tokens the API read from its prompt cache are ``cache_read_input_tokens`` and never
+    also ``input_tokens``: the same answer with 1500 of them has the same input and output
+    counts as without, and its values add up to 1500 more."""
+    with adapter.fake([turn("Uno.")]) as server:
+        plain = request_or_stream(adapter.model(server), stream).usage
+    with adapter.fake([turn("Uno.")], cached_input_tokens=1500) as server:
+        cached = request_or_stream(adapter.model(server), stream).usage
+    assert cached["cache_read_input_tokens"] == 1500
+    assert {key: cached[key] for key in COUNTED} == {key: plain[key] for key in COUNTED}
+    assert sum(cached.values()) == sum(plain.values()) + 1500
+    assert set(cached) <= {*COUNTED, *CACHE_COUNTS}

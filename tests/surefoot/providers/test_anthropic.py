@@ -49,6 +49,7 @@ from surefoot.providers.anthropic import (
     _translate,
     build_request,
     parse_response,
+    parse_usage,
 )
 from surefoot.providers.openai_responses import OpenAIResponsesModel
 from surefoot.testing import FakeAnthropicServer, FakeOpenAIResponsesServer, call, turn
@@ -1164,3 +1165,84 @@ def test_a_block_missing_what_it_needs_is_a_bad_response(
     with pytest.raises(ProviderError) as caught:
         parse_response({"content": [block], "stop_reason": "end_turn"})
     assert (caught.value.kind, caught.value.safe_message) == ("bad_response", problem)
+
+
+# -- usage: the cache counts ------------------------------------------------------------------
+
+
+def served_usage(server: FakeAnthropicServer, *, stream: bool) -> dict[str, int]:
+    """The usage of one answer from ``server``, asked as JSON or as a stream."""
+    model = model_for(server, max_retries=0)
+    request = ModelRequest([UserMessage(QUESTION)])
+    if not stream:
+        return run(model.request(request)).usage
+    final = run(collect(model.stream(request)))[-1]
+    assert isinstance(final, ResponseDone)
+    return final.response.usage
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_cache_counts_are_reported_beside_input(stream: bool) -> None:
+    """The API's own ``cache_read_input_tokens`` and ``cache_creation_input_tokens`` (outside
+    ``input_tokens`` on this wire) are reported as they are, through the SDK; streamed, from
+    ``message_start`` and the cumulative ``message_delta`` counts."""
+    with FakeAnthropicServer([turn("Hecho.")]) as server:
+        plain = served_usage(server, stream=stream)
+    with FakeAnthropicServer([turn("Hecho.")], cached_input_tokens=2048) as server:
+        usage = served_usage(server, stream=stream)
+    assert set(plain) == {"input_tokens", "output_tokens"}
+    assert usage == {**plain, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 2048}
+
+
+RECORDED_START_USAGE = {
+    "input_tokens": 43,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 0,
+    "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    "output_tokens": 1,
+    "service_tier": "standard",
+    "inference_geo": "not_available",
+}
+"""``message_start``'s usage in a recorded claude-sonnet-4 stream (recorded/data)."""
+
+
+def test_parse_usage_reads_a_recorded_usage() -> None:
+    """The recorded usage object: its four counts, the nested ``cache_creation`` breakdown and
+    the labels left out (they are parts of the counts, or not counts)."""
+    assert parse_usage({"usage": {**RECORDED_START_USAGE, "cache_read_input_tokens": 1500}}) == {
+        "input_tokens": 43,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 1500,
+        "output_tokens": 1,
+    }
+
+
+def test_stream_usage_merges_message_start_and_message_delta() -> None:
+    """``message_delta``'s counts are cumulative and replace ``message_start``'s; a count the
+    delta leaves out (older streams send only ``output_tokens``) or sends as null keeps the
+    start's."""
+    start = {**START, "message": {**START["message"], "usage": RECORDED_START_USAGE}}
+    cumulative = {
+        "input_tokens": 43,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 1500,
+        "output_tokens": 282,
+    }
+    for delta_usage, read in (
+        (cumulative, 1500),
+        ({"output_tokens": 282}, 0),
+        ({"output_tokens": 282, "cache_read_input_tokens": None}, 0),
+    ):
+        state = _MessageStream()
+        for event in (
+            start,
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": delta_usage},
+            {"type": "message_stop"},
+        ):
+            state.feed(event)
+        assert parse_usage(state.result()) == {
+            "input_tokens": 43,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": read,
+            "output_tokens": 282,
+        }

@@ -14,9 +14,11 @@ from surefoot import ProviderError
 from surefoot.providers._common import (
     BILLING_IS_AUTH,
     CallIds,
+    count_at,
     decode_json,
     kind_for_status,
     lenient_arguments,
+    split_cached,
     token_counts,
 )
 from surefoot.providers._ids import wire_id
@@ -161,3 +163,37 @@ def test_token_counts_take_integers_only() -> None:
     }
     assert token_counts({"usage": None}, names) == {}
     assert token_counts([], names) == {}
+
+
+def test_count_at_takes_non_negative_integers_on_the_path_only() -> None:
+    """A nested count is read where the path leads; anything else there (or no path) is None."""
+    data = {"usage": {"details": {"cached": 7, "zero": 0, "minus": -1, "flag": True, "f": 2.0}}}
+    assert count_at(data, "usage", "details", "cached") == 7
+    assert count_at(data, "usage", "details", "zero") == 0
+    for key in ("minus", "flag", "f", "absent"):
+        assert count_at(data, "usage", "details", key) is None
+    assert count_at({"usage": None}, "usage", "details", "cached") is None
+    assert count_at([], "usage") is None
+
+
+@given(total=st.integers(0, 10**6), cached=st.integers(0, 10**6), output=st.integers(0, 10**6))
+def test_split_cached_keeps_the_input_total_and_never_overlaps(
+    total: int, cached: int, output: int
+) -> None:
+    """The cached tokens leave ``input_tokens``; the two add up to the wire's input count (a
+    cached count above it is capped), so the values sum to the wire's input plus output."""
+    usage = split_cached({"input_tokens": total, "output_tokens": output}, cached)
+    assert set(usage) == {"input_tokens", "output_tokens", "cache_read_input_tokens"}
+    assert usage["cache_read_input_tokens"] == min(cached, total)
+    assert usage["input_tokens"] + usage["cache_read_input_tokens"] == total
+    assert sum(usage.values()) == total + output
+
+
+def test_split_cached_needs_an_input_count_and_a_cached_count() -> None:
+    """No cached count, or no input count to take it from: the counts stay as they are."""
+    assert split_cached({"input_tokens": 9, "output_tokens": 2}, None) == {
+        "input_tokens": 9,
+        "output_tokens": 2,
+    }
+    assert split_cached({"output_tokens": 2}, 5) == {"output_tokens": 2}
+    assert split_cached({"input_tokens": 9}, 0) == {"input_tokens": 9, "cache_read_input_tokens": 0}

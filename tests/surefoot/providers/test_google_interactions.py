@@ -538,9 +538,15 @@ STREAM_TURNS = [
 
 
 def _served(
-    turns: Sequence[AssistantMessage], *, stream: bool, sizes: Sequence[int] | None
+    turns: Sequence[AssistantMessage],
+    *,
+    stream: bool,
+    sizes: Sequence[int] | None,
+    cached_input_tokens: int | None = None,
 ) -> tuple[list[str], ModelResponse]:
-    with FakeGoogleInteractionsServer(turns, chunk_sizes=sizes) as server:
+    with FakeGoogleInteractionsServer(
+        turns, chunk_sizes=sizes, cached_input_tokens=cached_input_tokens
+    ) as server:
         model = model_for(server)
         request = ModelRequest((USER,))
         if not stream:
@@ -595,6 +601,47 @@ def test_usage_without_thoughts_is_unchanged() -> None:
     usage = {"total_input_tokens": 95, "total_output_tokens": 16, "total_thought_tokens": 0}
     assert parse_usage({"usage": usage}) == {"input_tokens": 95, "output_tokens": 16}
     assert parse_usage({"usage": {"total_output_tokens": 3}}) == {"output_tokens": 3}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_cached_input_tokens_are_reported_apart(stream: bool) -> None:
+    """``total_cached_tokens`` (the prompt's cached part, inside ``total_input_tokens``) leaves
+    ``input_tokens`` and is ``cache_read_input_tokens``, through the SDK, streamed or not."""
+    from surefoot.testing._fake_google import render_interaction
+
+    _, response = _served(STREAM_TURNS, stream=stream, sizes=None, cached_input_tokens=4096)
+    wire = render_interaction(
+        STREAM_TURNS[0], number=1, model="gemini-fake", cached_input_tokens=4096
+    )["usage"]
+    assert wire["total_cached_tokens"] == 4096
+    assert response.usage == {
+        "input_tokens": wire["total_input_tokens"] - 4096,
+        "cache_read_input_tokens": 4096,
+        "output_tokens": wire["total_output_tokens"] + wire["total_thought_tokens"],
+    }
+    assert sum(response.usage.values()) == wire["total_tokens"]
+
+
+def test_parse_usage_splits_a_recorded_usage() -> None:
+    """A usage object of the shape Gemini sends (modalities, tool-use and thought counts): the
+    cached part apart, thinking in the output, no total."""
+    usage = {
+        "total_tokens": 3180,
+        "total_input_tokens": 3117,
+        "input_tokens_by_modality": [{"modality": "text", "tokens": 3117}],
+        "total_cached_tokens": 2048,
+        "cached_tokens_by_modality": [{"modality": "text", "tokens": 2048}],
+        "total_output_tokens": 22,
+        "total_tool_use_tokens": 0,
+        "total_thought_tokens": 41,
+    }
+    assert parse_usage({"usage": usage}) == {
+        "input_tokens": 1069,
+        "cache_read_input_tokens": 2048,
+        "output_tokens": 63,
+    }
+    none_cached = {**usage, "total_cached_tokens": 0}
+    assert parse_usage({"usage": none_cached})["cache_read_input_tokens"] == 0
 
 
 def test_a_call_signature_goes_back_to_google_only() -> None:

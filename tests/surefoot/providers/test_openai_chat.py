@@ -42,6 +42,7 @@ from surefoot.providers.openai_chat import (
     build_request,
     limit_parameter_for,
     parse_response,
+    parse_usage,
 )
 from surefoot.testing import FakeOpenAIChatServer, call, turn
 from surefoot.testing._http import FakeHTTPServer, RecordedRequest, Reply
@@ -959,3 +960,151 @@ def test_an_assistant_turn_with_nothing_to_send_is_empty_text() -> None:
     ]
     body = build_request(ModelRequest(messages=messages), model=MODEL, max_tokens=10)
     assert body["messages"][1] == {"role": "assistant", "content": ""}
+
+
+# -- usage: the cached prompt tokens apart ---------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+@pytest.mark.parametrize("style", ["openai", "llama-server"])
+def test_cached_prompt_tokens_are_reported_apart(stream: bool, style: str) -> None:
+    """The prompt tokens a server read from its cache (OpenAI's and vLLM's
+    ``prompt_tokens_details``, llama-server's ``timings``) leave ``input_tokens`` and are
+    ``cache_read_input_tokens``, through the SDK, streamed or not."""
+    _, response = _served(
+        [turn("Hecho.")], stream=stream, sizes=None, cached_input_tokens=300, usage_style=style
+    )
+    # the fake's first response: 10 prompt tokens evaluated, plus the 300 cached ones
+    assert response.usage == {
+        "input_tokens": 10,
+        "cache_read_input_tokens": 300,
+        "output_tokens": response.usage["output_tokens"],
+    }
+    assert response.usage["output_tokens"] > 0
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_a_server_that_says_nothing_about_the_cache_gets_no_cache_count(stream: bool) -> None:
+    """Usage without details or timings (the fake's default): ``input_tokens`` is the whole
+    prompt and no cache count is invented."""
+    _, response = _served([turn("Hecho.")], stream=stream, sizes=None)
+    assert set(response.usage) == {"input_tokens", "output_tokens"}
+    assert response.usage["input_tokens"] == 10
+
+
+def test_llama_server_usage_comes_on_its_finish_chunk() -> None:
+    """llama-server sends usage and ``timings`` on the chunk with the finish reason (no
+    separate usage chunk); the assembled completion keeps both."""
+    assembler = StreamAssembler()
+    assembler.feed({"id": "c", "choices": [{"index": 0, "delta": {"content": "Sí"}}]})
+    assembler.feed(
+        {
+            "id": "c",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "usage": {"completion_tokens": 2, "prompt_tokens": 812, "total_tokens": 814},
+            "timings": {"prompt_n": 12, "prompt_ms": 30.1, "predicted_n": 2},
+        }
+    )
+    completion = assembler.result()
+    assert parse_usage(completion) == {
+        "input_tokens": 12,
+        "cache_read_input_tokens": 800,
+        "output_tokens": 2,
+    }
+
+
+OPENAI_CHAT_USAGE = {
+    "prompt_tokens": 2006,
+    "completion_tokens": 300,
+    "total_tokens": 2306,
+    "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0},
+    "completion_tokens_details": {
+        "reasoning_tokens": 0,
+        "audio_tokens": 0,
+        "accepted_prediction_tokens": 0,
+        "rejected_prediction_tokens": 0,
+    },
+}
+"""OpenAI's usage object, as in its prompt-caching guide (vLLM sends the same details)."""
+
+LLAMA_SERVER_TIMINGS = {
+    "prompt_n": 6,
+    "prompt_ms": 47.2,
+    "prompt_per_token_ms": 7.87,
+    "prompt_per_second": 127.1,
+    "predicted_n": 9,
+    "predicted_ms": 180.4,
+    "predicted_per_token_ms": 20.04,
+    "predicted_per_second": 49.9,
+}
+"""llama-server's ``timings`` (``result_timings::to_json``): ``prompt_n`` is the prompt tokens
+it evaluated, not those it reused from its KV cache."""
+
+
+@pytest.mark.parametrize(
+    ("completion", "usage"),
+    [
+        (
+            {"usage": OPENAI_CHAT_USAGE},
+            {"input_tokens": 86, "cache_read_input_tokens": 1920, "output_tokens": 300},
+        ),
+        (  # llama-server before prompt_tokens_details: the whole prompt, timings beside it
+            {
+                "usage": {"completion_tokens": 9, "prompt_tokens": 152, "total_tokens": 161},
+                "timings": LLAMA_SERVER_TIMINGS,
+            },
+            {"input_tokens": 6, "cache_read_input_tokens": 146, "output_tokens": 9},
+        ),
+        (  # llama-server with prompt_tokens_details and timings.cache_n: the details decide
+            {
+                "usage": {
+                    "completion_tokens": 9,
+                    "prompt_tokens": 152,
+                    "total_tokens": 161,
+                    "prompt_tokens_details": {"cached_tokens": 146},
+                },
+                "timings": {**LLAMA_SERVER_TIMINGS, "cache_n": 146},
+            },
+            {"input_tokens": 6, "cache_read_input_tokens": 146, "output_tokens": 9},
+        ),
+        (  # timings.cache_n alone
+            {
+                "usage": {"completion_tokens": 9, "prompt_tokens": 152},
+                "timings": {"cache_n": 100, "prompt_n": 52},
+            },
+            {"input_tokens": 52, "cache_read_input_tokens": 100, "output_tokens": 9},
+        ),
+        (  # a first request: nothing reused, prompt_n is the whole prompt
+            {
+                "usage": {"completion_tokens": 9, "prompt_tokens": 6},
+                "timings": LLAMA_SERVER_TIMINGS,
+            },
+            {"input_tokens": 6, "cache_read_input_tokens": 0, "output_tokens": 9},
+        ),
+        (  # prompt_n above prompt_tokens is no cache count
+            {"usage": {"completion_tokens": 9, "prompt_tokens": 4}, "timings": {"prompt_n": 6}},
+            {"input_tokens": 4, "output_tokens": 9},
+        ),
+        (  # Ollama: no details, no timings
+            {"usage": {"prompt_tokens": 26, "completion_tokens": 56, "total_tokens": 82}},
+            {"input_tokens": 26, "output_tokens": 56},
+        ),
+        ({"usage": None, "timings": LLAMA_SERVER_TIMINGS}, {}),
+    ],
+    ids=[
+        "openai",
+        "llama_server_timings",
+        "llama_server_details",
+        "cache_n_only",
+        "nothing_reused",
+        "prompt_n_too_big",
+        "no_cache_report",
+        "no_usage",
+    ],
+)
+def test_parse_usage_finds_the_cached_prompt_tokens(
+    completion: dict[str, Any], usage: dict[str, int]
+) -> None:
+    """Usage of each server's shape: the cached prompt tokens apart, the rest of the prompt in
+    ``input_tokens``, no total."""
+    assert parse_usage(completion) == usage

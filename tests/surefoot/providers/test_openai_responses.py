@@ -49,6 +49,7 @@ from surefoot.providers.openai_responses import (
     _translate,
     build_request,
     parse_response,
+    parse_usage,
     wire_call_id,
 )
 from surefoot.testing import FakeAnthropicServer, FakeOpenAIResponsesServer, call, turn
@@ -1409,3 +1410,75 @@ def test_text_before_its_part_and_a_stream_of_only_the_final_response_are_read()
         {"type": "response.completed", "response": {"status": "completed", "output": output}}
     )
     assert parse_response(only_final.result()).text == "Ya."
+
+
+# -- usage: the cached input tokens apart ---------------------------------------------------
+
+
+def served_usage(server: FakeOpenAIResponsesServer, *, stream: bool) -> dict[str, int]:
+    """The usage of one answer from ``server``, asked as JSON or as a stream."""
+    model = model_for(server, max_retries=0)
+    request = ModelRequest([UserMessage(QUESTION)])
+    if not stream:
+        return run(model.request(request)).usage
+    final = run(collect(model.stream(request)))[-1]
+    assert isinstance(final, ResponseDone)
+    return final.response.usage
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_cached_input_tokens_are_reported_apart_from_input(stream: bool) -> None:
+    """``input_tokens_details.cached_tokens`` leaves ``input_tokens`` (which counts it) and is
+    ``cache_read_input_tokens``, through the SDK, streamed or not."""
+    from surefoot.testing._fake_openai_responses import response_payload
+
+    with FakeOpenAIResponsesServer([turn("Hecho.")], cached_input_tokens=1024) as server:
+        usage = served_usage(server, stream=stream)
+        body = server.requests[0].body
+    wire = response_payload(turn("Hecho."), body, number=1, cached_input_tokens=1024)["usage"]
+    assert wire["input_tokens_details"] == {"cached_tokens": 1024}
+    assert usage == {
+        "input_tokens": wire["input_tokens"] - 1024,
+        "cache_read_input_tokens": 1024,
+        "output_tokens": wire["output_tokens"],
+    }
+    assert sum(usage.values()) == wire["total_tokens"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_no_cached_tokens_is_reported_as_zero(stream: bool) -> None:
+    """The API always gives ``cached_tokens`` (0 when nothing was cached): the usage says 0,
+    and ``input_tokens`` is the whole input."""
+    with FakeOpenAIResponsesServer([turn("Hecho.")]) as server:
+        usage = served_usage(server, stream=stream)
+    assert usage["cache_read_input_tokens"] == 0
+    assert usage["input_tokens"] > 0
+
+
+def test_parse_usage_splits_a_recorded_usage() -> None:
+    """A usage object of the shape gpt-5 models send (``cache_write_tokens`` beside
+    ``cached_tokens``, reasoning inside ``output_tokens``): cached tokens apart, no total."""
+    usage = {
+        "input_tokens": 2113,
+        "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 1920},
+        "output_tokens": 69,
+        "output_tokens_details": {"reasoning_tokens": 26},
+        "total_tokens": 2182,
+    }
+    assert parse_usage({"usage": usage}) == {
+        "input_tokens": 193,
+        "cache_read_input_tokens": 1920,
+        "output_tokens": 69,
+    }
+
+
+def test_parse_usage_without_details_reports_no_cache() -> None:
+    """No ``input_tokens_details`` (or a count that is not one): nothing about the cache is
+    invented, and ``input_tokens`` stays whole."""
+    assert parse_usage({"usage": {"input_tokens": 40, "output_tokens": 5}}) == {
+        "input_tokens": 40,
+        "output_tokens": 5,
+    }
+    odd = {"input_tokens": 40, "input_tokens_details": {"cached_tokens": "9"}, "output_tokens": 5}
+    assert parse_usage({"usage": odd}) == {"input_tokens": 40, "output_tokens": 5}
+    assert parse_usage({"usage": None}) == {}

@@ -184,11 +184,19 @@ class ModelRequest:
 class ModelResponse:
     """A model's answer: the assistant message, plus usage if the provider gave it.
 
-    ``usage`` counts tokens by kind: ``input_tokens`` and ``output_tokens`` (reasoning counted
-    as output) from every adapter whose provider reports them, and an adapter may add kinds
-    of its own (Anthropic's ``cache_creation_input_tokens`` and ``cache_read_input_tokens``).
+    ``usage`` counts tokens by kind, each kind present when the provider reports it:
+
+    * ``input_tokens``: input tokens not read from a prompt cache (and, for Anthropic, not
+      written to one either);
+    * ``cache_read_input_tokens``: input tokens read from a prompt cache, from the provider's
+      own count (Anthropic's ``cache_read_input_tokens``, OpenAI's ``cached_tokens``,
+      Google's ``total_cached_tokens``, the prompt tokens llama.cpp's server reused), zero
+      when the provider says none were;
+    * ``cache_creation_input_tokens``: input tokens written to a prompt cache (Anthropic);
+    * ``output_tokens``: generated tokens, reasoning included.
+
     The kinds never overlap and no total is included, so summing the values counts each token
-    once."""
+    once; all the input is ``input_tokens`` plus the two ``cache_*`` kinds."""
 
     message: AssistantMessage
     usage: dict[str, int] = field(default_factory=dict)

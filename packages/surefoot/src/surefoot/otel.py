@@ -38,9 +38,12 @@ from ._tracing import CallTrace, RequestTrace, TurnTrace
 SCOPE: Final = "surefoot"
 """The instrumentation scope the spans are recorded under."""
 _USAGE: Final = {
-    "input_tokens": "gen_ai.usage.input_tokens",
     "output_tokens": "gen_ai.usage.output_tokens",
+    "cache_read_input_tokens": "gen_ai.usage.cache_read.input_tokens",
+    "cache_creation_input_tokens": "gen_ai.usage.cache_creation.input_tokens",
 }
+_INPUT_KINDS: Final = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+"""The usage kinds that together are all the input (the convention's ``input_tokens``)."""
 _MAX_NAME: Final = 64
 
 
@@ -138,9 +141,13 @@ class _RequestSpan:
         if message.model:
             self._span.set_attribute("gen_ai.response.model", message.model)
         self._span.set_attribute("gen_ai.response.finish_reasons", [message.finish])
+        usage = response.usage
+        inputs = [usage[kind] for kind in _INPUT_KINDS if kind in usage]
+        if inputs:  # the convention counts cached input inside gen_ai.usage.input_tokens
+            self._span.set_attribute("gen_ai.usage.input_tokens", sum(inputs))
         for ours, theirs in _USAGE.items():
-            if ours in response.usage:
-                self._span.set_attribute(theirs, response.usage[ours])
+            if ours in usage:
+                self._span.set_attribute(theirs, usage[ours])
 
 
 class _CallSpan:

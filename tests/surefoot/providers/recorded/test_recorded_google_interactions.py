@@ -135,7 +135,8 @@ def test_function_call_then_answer_replay_with_thought_and_call_sent_back(stream
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 def test_thought_tokens_are_counted_in_the_output(stream: bool) -> None:
     """The recorded usage reports thinking apart (``total_thought_tokens``); surefoot's output
-    count includes it, so output plus input is the API's total."""
+    count includes it, and the cached part of the input (none here) is reported apart, so the
+    counts add up to the API's total."""
     recording = load("google_tool_call.json")["step1"]
     usage = (
         recording["stream_events"][-1]["interaction"]["usage"]
@@ -144,8 +145,10 @@ def test_thought_tokens_are_counted_in_the_output(stream: bool) -> None:
     )
     _, (answer, _), _ = replay(stream=stream)
     assert usage["total_thought_tokens"] > 0
+    assert usage["total_cached_tokens"] == 0
     assert answer.usage == {
         "input_tokens": usage["total_input_tokens"],
+        "cache_read_input_tokens": 0,
         "output_tokens": usage["total_output_tokens"] + usage["total_thought_tokens"],
     }
     assert sum(answer.usage.values()) == usage["total_tokens"]

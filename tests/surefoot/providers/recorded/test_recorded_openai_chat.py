@@ -94,8 +94,9 @@ def test_streamed_call_and_usage_replay_like_the_recorded_requests() -> None:
     )
     (call,) = answer.message.tool_calls
     assert (call.call_id, call.arguments) == ("call_ZR5UUuTt3pf61kjwAJIYdVMj", {"country": "UK"})
-    assert answer.usage == {"input_tokens": 53, "output_tokens": 15}
-    assert final.usage == {"input_tokens": 78, "output_tokens": 9}
+    # the recorded usage chunk says none of the prompt came from the cache (cached_tokens 0)
+    assert answer.usage == {"input_tokens": 53, "cache_read_input_tokens": 0, "output_tokens": 15}
+    assert final.usage == {"input_tokens": 78, "cache_read_input_tokens": 0, "output_tokens": 9}
     assert "".join(deltas) == final.message.text == "The capital of the UK is London."
     limit = {"max_completion_tokens": (MISSING, 1024)}  # surefoot always bounds the answer
     assert unexplained(recorded[0], bodies[0], SUREFOOT_CHOICES | limit) == ([], [])
@@ -186,6 +187,7 @@ def test_ollama_reasoning_is_kept_and_goes_back_to_the_same_provider() -> None:
         ReasoningPart("openai-chat", {"reasoning": thinking}),
         TextPart("51"),
     )
-    assert answer.usage == {"input_tokens": 26, "output_tokens": 56}
+    # Ollama reports prompt_tokens_details.cached_tokens too (0 here)
+    assert answer.usage == {"input_tokens": 26, "cache_read_input_tokens": 0, "output_tokens": 56}
     assert sent["messages"][1] == {"role": "assistant", "content": "51", "reasoning": thinking}
     assert sent["max_tokens"] == 1024

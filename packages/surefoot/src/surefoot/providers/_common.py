@@ -251,6 +251,30 @@ def token_counts(data: object, names: Mapping[str, str]) -> dict[str, int]:
     return {ours: n for ours, theirs in names.items() if type(n := usage.get(theirs)) is int}
 
 
+CACHE_READ: Final = "cache_read_input_tokens"
+"""The usage kind of the input tokens read from a prompt cache (Anthropic's own name)."""
+
+
+def count_at(data: object, *path: str) -> int | None:
+    """The non-negative integer at ``path`` in nested objects, else None."""
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if type(data) is int and data >= 0 else None
+
+
+def split_cached(counts: dict[str, int], cached: int | None) -> dict[str, int]:
+    """``counts`` with the ``cached`` input tokens taken out of ``input_tokens`` (wires that
+    count them inside it: OpenAI, Google, llama.cpp) and reported as ``cache_read_input_tokens``,
+    so no token is counted twice. Zero is reported too: the API said none were read from the
+    cache. Without a reported ``input_tokens`` or a ``cached`` count, ``counts`` is unchanged;
+    a ``cached`` count above the input (no real server sends one) is capped at the input."""
+    total = counts.get("input_tokens")
+    if total is None or cached is None:
+        return counts
+    read = min(cached, total)
+    return {**counts, "input_tokens": total - read, CACHE_READ: read}
+
+
 # -- call ids ------------------------------------------------------------------------------
 
 

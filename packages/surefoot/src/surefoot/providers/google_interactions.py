@@ -21,7 +21,8 @@ Wire shapes (the "steps" revision of the API that the installed SDK speaks)::
 A ``function_call`` step that carries a non-empty ``signature`` keeps it in the call's
 ``provider_details`` and gets it back, to Google only. Usage counts thinking as output: the
 API reports ``total_thought_tokens`` apart from ``total_output_tokens``, and the model
-produced (and is billed for) both.
+produced (and is billed for) both. The prompt's cached part (``total_cached_tokens``, inside
+``total_input_tokens`` on the wire) is reported apart, as ``cache_read_input_tokens``.
 
 Harness messages are never sent: they are the harness's words, not the model's.
 Ids that break the API's id rules are mapped with ``wire_id`` on both the call and its
@@ -62,11 +63,13 @@ from ._common import (
     bad_response,
     client_for_request,
     connection_error,
+    count_at,
     credentials_error,
     http_errors,
     json_object,
     kind_for_status,
     lenient_arguments,
+    split_cached,
     tls_context,
     token_counts,
 )
@@ -286,12 +289,15 @@ _USAGE: Final = {
 
 def parse_usage(data: object) -> dict[str, int]:
     """Token counts of an interaction: thinking is counted in ``output_tokens`` (the API
-    reports it apart, in ``total_thought_tokens``)."""
+    reports it apart, in ``total_thought_tokens``), and the prompt's cached part
+    (``total_cached_tokens``, which the API counts inside ``total_input_tokens``) is reported
+    apart as ``cache_read_input_tokens`` (zero included, whenever the API gives the count),
+    ``input_tokens`` keeping the rest."""
     counts = token_counts(data, _USAGE)
     thought = counts.pop("thought_tokens", 0)
     if thought:
         counts["output_tokens"] = counts.get("output_tokens", 0) + thought
-    return counts
+    return split_cached(counts, count_at(data, "usage", "total_cached_tokens"))
 
 
 def _bad(message: str) -> ProviderError:

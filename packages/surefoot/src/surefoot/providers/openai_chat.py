@@ -31,6 +31,10 @@ Reasoning a server returns beside the text (Ollama's and vLLM's ``reasoning``, l
 DeepSeek's ``reasoning_content``) is kept as a ``ReasoningPart`` under that field name and sent
 back in the same field to this provider only (Ollama reads ``reasoning`` back as the model's
 thinking).
+
+Usage: the prompt tokens a server read from its cache are taken out of ``prompt_tokens`` and
+reported as ``cache_read_input_tokens``, from ``usage.prompt_tokens_details`` (OpenAI, vLLM,
+Ollama, llama.cpp) or llama.cpp's ``timings`` (``parse_usage``), streamed or not.
 """
 
 from __future__ import annotations
@@ -68,9 +72,11 @@ from ._common import (
     bad_response,
     client_for_request,
     connection_error,
+    count_at,
     http_errors,
     kind_for_status,
     lenient_arguments,
+    split_cached,
     tls_context,
     token_counts,
 )
@@ -332,6 +338,38 @@ def _seed(data: dict[str, Any]) -> str:
 _USAGE: Final = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
 
 
+def parse_usage(data: object) -> dict[str, int]:
+    """The token counts of a chat completion (pure; empty when it has none).
+
+    ``prompt_tokens`` counts the whole prompt, the part a server read from its prompt cache
+    included; that part is reported apart, as ``cache_read_input_tokens`` (zero included,
+    whenever the server gives the count), and ``input_tokens`` keeps the rest. Where the count
+    is found, first to last:
+
+    * ``usage.prompt_tokens_details.cached_tokens``: OpenAI, vLLM, Ollama, and llama.cpp's
+      server since it added the field;
+    * ``timings.cache_n``: llama.cpp's server, the prompt tokens it reused from its KV cache;
+    * ``usage.prompt_tokens - timings.prompt_n``: older llama.cpp servers, whose ``timings``
+      count only the prompt tokens they evaluated (``prompt_n``) while ``prompt_tokens`` is the
+      whole prompt.
+
+    ``completion_tokens`` (reasoning included) is ``output_tokens``; ``total_tokens`` is left
+    out, as no adapter reports a sum.
+    """
+    counts = token_counts(data, _USAGE)
+    return split_cached(counts, _cached_prompt_tokens(data, counts.get("input_tokens")))
+
+
+def _cached_prompt_tokens(data: object, prompt: int | None) -> int | None:
+    cached = count_at(data, "usage", "prompt_tokens_details", "cached_tokens")
+    if cached is None:
+        cached = count_at(data, "timings", "cache_n")
+    evaluated = count_at(data, "timings", "prompt_n")
+    if cached is None and evaluated is not None and prompt is not None and evaluated <= prompt:
+        cached = prompt - evaluated
+    return cached
+
+
 def _bad(message: str) -> ProviderError:
     return bad_response(PROVIDER, message)
 
@@ -363,8 +401,9 @@ class StreamAssembler:
         for key in ("id", "created", "model"):
             if key in chunk and key not in self._head:
                 self._head[key] = chunk[key]
-        if isinstance(chunk.get("usage"), dict):
-            self._head["usage"] = chunk["usage"]
+        for key in ("usage", "timings"):  # llama.cpp's server adds ``timings`` beside usage
+            if isinstance(chunk.get(key), dict):
+                self._head[key] = chunk[key]
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return None
@@ -506,7 +545,7 @@ class OpenAIChatModel(SDKModel):
         )
 
     def _response(self, data: dict[str, Any]) -> ModelResponse:
-        return ModelResponse(self._with_model(parse_response(data)), token_counts(data, _USAGE))
+        return ModelResponse(self._with_model(parse_response(data)), parse_usage(data))
 
     def _client(self) -> openai.AsyncOpenAI:
         import openai
@@ -574,4 +613,5 @@ __all__ = [
     "build_request",
     "limit_parameter_for",
     "parse_response",
+    "parse_usage",
 ]

@@ -73,11 +73,13 @@ from ._common import (
     bad_response,
     client_for_request,
     connection_error,
+    count_at,
     credentials_error,
     decode_json,
     http_errors,
     json_object,
     kind_for_status,
+    split_cached,
     tls_context,
     token_counts,
 )
@@ -335,11 +337,18 @@ def parse_response(response: object, *, model: str | None = None) -> AssistantMe
 
 
 def parse_usage(response: object) -> dict[str, int]:
-    """The token counts of a ``response`` object (empty when it has none). The API's
-    ``total_tokens`` is left out: it is the sum of the other two, and no adapter reports a sum
-    (adding up a usage's values must not count a token twice)."""
+    """The token counts of a ``response`` object (empty when it has none).
+
+    The API counts the tokens read from its prompt cache inside ``input_tokens``
+    (``input_tokens_details.cached_tokens``): they are reported apart, as
+    ``cache_read_input_tokens`` (zero included, whenever the API gives the count), and
+    ``input_tokens`` keeps the rest. ``output_tokens`` includes the reasoning tokens, as the
+    API counts them. The API's ``total_tokens`` is left out: no adapter reports a sum (adding
+    up a usage's values must not count a token twice)."""
     keys = ("input_tokens", "output_tokens")
-    return token_counts(response, {key: key for key in keys})
+    counts = token_counts(response, {key: key for key in keys})
+    cached = count_at(response, "usage", "input_tokens_details", "cached_tokens")
+    return split_cached(counts, cached)
 
 
 def _check_status(data: dict[str, Any]) -> None:

@@ -59,11 +59,20 @@ class FakeAnthropicServer(ScriptedHTTPServer):
     """Plays ``turns`` as Anthropic Messages responses; ``requests`` records every body.
 
     ``api_key``, when given, must arrive in ``x-api-key`` or ``authorization: Bearer``
-    (else 401). Set ``chunk_sizes`` to re-cut streamed bytes.
+    (else 401). Set ``chunk_sizes`` to re-cut streamed bytes. ``cached_input_tokens`` makes
+    the usage report that many ``cache_read_input_tokens`` beside ``input_tokens`` (which,
+    as in the real API, leaves them out), in the real usage object (``message_start`` and the
+    cumulative ``message_delta`` counts when streamed).
     """
 
-    def __init__(self, turns: Sequence[AssistantMessage], *, api_key: str | None = None) -> None:
-        super().__init__(turns)
+    def __init__(
+        self,
+        turns: Sequence[AssistantMessage],
+        *,
+        api_key: str | None = None,
+        cached_input_tokens: int | None = None,
+    ) -> None:
+        super().__init__(turns, cached_input_tokens=cached_input_tokens)
         self.api_key = api_key
 
     def handle(self, request: RecordedRequest) -> Reply:
@@ -90,6 +99,7 @@ class FakeAnthropicServer(ScriptedHTTPServer):
             model=request.body["model"],
             number=self.served,
             input_tokens=max(1, len(dumps(request.body["messages"])) // 4),
+            cached_input_tokens=self.cached_input_tokens,
         )
         if request.body.get("stream") is True:
             return Reply.sse(stream_events(turn, payload))
@@ -309,11 +319,27 @@ def _result_ids(message: Any) -> set[str]:
 
 
 def message_payload(
-    turn: AssistantMessage, *, model: str, number: int, input_tokens: int = 1
+    turn: AssistantMessage,
+    *,
+    model: str,
+    number: int,
+    input_tokens: int = 1,
+    cached_input_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The JSON ``message`` object for a scripted turn."""
+    """The JSON ``message`` object for a scripted turn; ``cached_input_tokens`` given, its
+    usage is the real API's whole object, cache counts included."""
     content = [_block(part) for part in turn.parts]
     output_tokens = max(1, len(dumps(content)) // 4)
+    usage: dict[str, Any] = {"input_tokens": input_tokens, "output_tokens": output_tokens}
+    if cached_input_tokens is not None:
+        usage = {
+            "input_tokens": input_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": cached_input_tokens,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            "output_tokens": output_tokens,
+            "service_tier": "standard",
+        }
     return {
         "id": f"msg_fake{number:04d}",
         "type": "message",
@@ -322,7 +348,7 @@ def message_payload(
         "content": content,
         "stop_reason": _STOP_REASON[turn.finish],
         "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+        "usage": usage,
     }
 
 
@@ -367,10 +393,19 @@ def stream_events(turn: AssistantMessage, payload: dict[str, Any]) -> Iterator[b
         {
             "type": "message_delta",
             "delta": {"stop_reason": payload["stop_reason"], "stop_sequence": None},
-            "usage": {"output_tokens": payload["usage"]["output_tokens"]},
+            "usage": _delta_usage(payload["usage"]),
         }
     )
     yield _event({"type": "message_stop"})
+
+
+def _delta_usage(usage: dict[str, Any]) -> dict[str, Any]:
+    """``message_delta``'s cumulative counts: the output alone, or (when the usage reports
+    the cache) the input and cache counts too, as the real API sends them."""
+    if "cache_read_input_tokens" not in usage:
+        return {"output_tokens": usage["output_tokens"]}
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    return {**{key: usage[key] for key in keys}, "output_tokens": usage["output_tokens"]}
 
 
 def _block_events(index: int, part: AssistantPart, block: dict[str, Any]) -> Iterator[bytes]:

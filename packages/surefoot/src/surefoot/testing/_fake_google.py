@@ -14,7 +14,10 @@ not a JSON object. When the script has no turn left it answers 500.
 Scripted turns map onto steps: text → ``model_output``; calls → ``function_call``
 (``raw`` arguments are sent as that text, like a broken server); a ``ReasoningPart`` with
 provider ``google`` → a ``thought`` step (its ``signature`` and ``summary``). Usage reports
-thought tokens apart from output tokens (``total_thought_tokens``), as the real API does. Finish
+thought tokens apart from output tokens (``total_thought_tokens``), as the real API does, and,
+with ``cached_input_tokens``, that many ``total_cached_tokens`` (and their
+``cached_tokens_by_modality``), counted inside ``total_input_tokens`` as the real API counts
+the prompt's cached part. Finish
 reasons map onto statuses: ``tool_use`` → ``requires_action``, ``max_tokens`` →
 ``incomplete``, ``refusal`` → a ``model_output`` step carrying an ``error``, else
 ``completed``.
@@ -43,8 +46,9 @@ class FakeGoogleInteractionsServer(ScriptedHTTPServer):
         *,
         model: str = "gemini-fake",
         chunk_sizes: Sequence[int] | None = None,
+        cached_input_tokens: int | None = None,
     ) -> None:
-        super().__init__(turns, chunk_sizes=chunk_sizes)
+        super().__init__(turns, chunk_sizes=chunk_sizes, cached_input_tokens=cached_input_tokens)
         self.model = model
 
     @property
@@ -62,7 +66,12 @@ class FakeGoogleInteractionsServer(ScriptedHTTPServer):
         turn = self.next_turn()
         if turn is None:
             return _error(500, "INTERNAL", "the fake server has no scripted turn left")
-        interaction = render_interaction(turn, number=self.served, model=self.model)
+        interaction = render_interaction(
+            turn,
+            number=self.served,
+            model=self.model,
+            cached_input_tokens=self.cached_input_tokens,
+        )
         if request.body.get("stream") is True:
             return Reply.sse(list(_sse(interaction)))
         return Reply.json(200, interaction)
@@ -147,13 +156,33 @@ def _unanswered(pending: list[str]) -> str:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def render_interaction(turn: AssistantMessage, *, number: int, model: str) -> dict[str, Any]:
+def render_interaction(
+    turn: AssistantMessage, *, number: int, model: str, cached_input_tokens: int | None = None
+) -> dict[str, Any]:
     """The Interaction resource the real API would return for ``turn``."""
     steps = [step for part in turn.parts if (step := _step(part)) is not None]
     if turn.finish == "refusal":
         steps.append({"type": "model_output", "error": {"code": 3, "message": "blocked"}})
     thought = sum(len(json.dumps(s)) for s in steps if s["type"] == "thought") // 4
     output = sum(len(json.dumps(s)) for s in steps if s["type"] != "thought") // 4
+    usage: dict[str, Any] = {
+        "total_input_tokens": 10 * number,
+        "total_output_tokens": output,
+        "total_thought_tokens": thought,
+        "total_tokens": 10 * number + output + thought,
+    }
+    if cached_input_tokens is not None:
+        prompt = 10 * number + cached_input_tokens
+        usage = {
+            "total_tokens": prompt + output + thought,
+            "total_input_tokens": prompt,
+            "input_tokens_by_modality": [{"modality": "text", "tokens": prompt}],
+            "total_cached_tokens": cached_input_tokens,
+            "cached_tokens_by_modality": [{"modality": "text", "tokens": cached_input_tokens}],
+            "total_output_tokens": output,
+            "total_tool_use_tokens": 0,
+            "total_thought_tokens": thought,
+        }
     return {
         "id": f"interaction_{number}",
         "object": "interaction",
@@ -162,12 +191,7 @@ def render_interaction(turn: AssistantMessage, *, number: int, model: str) -> di
         "created": "2026-01-01T00:00:00Z",
         "updated": "2026-01-01T00:00:01Z",
         "steps": steps,
-        "usage": {
-            "total_input_tokens": 10 * number,
-            "total_output_tokens": output,
-            "total_thought_tokens": thought,
-            "total_tokens": 10 * number + output + thought,
-        },
+        "usage": usage,
     }
 
 

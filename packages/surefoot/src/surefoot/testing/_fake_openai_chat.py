@@ -13,6 +13,13 @@ reasoning: in the message's ``reasoning`` field (streamed as ``reasoning`` delta
 ``refuses_max_tokens=True`` answers ``max_tokens`` the way OpenAI does for its reasoning
 models (a 400 asking for ``max_completion_tokens``).
 
+``cached_input_tokens`` adds that many prompt tokens read from the cache to ``prompt_tokens``,
+and says so the way ``usage_style`` tells: ``"openai"`` (the default; OpenAI, vLLM) in
+``usage.prompt_tokens_details.cached_tokens``; ``"llama-server"`` as llama.cpp's server did
+before it had that field: usage without details, and a ``timings`` object beside it whose
+``prompt_n`` counts only the prompt tokens evaluated; when streamed, usage and ``timings``
+travel on the chunk with the finish reason, whether or not ``stream_options`` asked.
+
 It rejects, with OpenAI's 400 (``{"error": {"message", "type": "invalid_request_error",
 "param", "code"}}``): a ``role: "tool"`` message whose ``tool_call_id`` answers no tool call
 of the preceding assistant message (or one already answered); an assistant tool call left
@@ -23,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from .._messages import AssistantMessage, ReasoningPart, TextPart, ToolCall
 from ._http import RecordedRequest, Reply, ScriptedHTTPServer, sse_event
@@ -36,6 +43,10 @@ _FINISH: Final = {
     "max_tokens": "length",
     "refusal": "content_filter",
 }
+
+
+UsageStyle = Literal["openai", "llama-server"]
+"""How ``FakeOpenAIChatServer`` reports the prompt tokens read from the cache."""
 
 
 class FakeOpenAIChatServer(ScriptedHTTPServer):
@@ -51,9 +62,12 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
         arguments_as_object: bool = False,
         refuses_max_tokens: bool = False,
         chunk_sizes: Sequence[int] | None = None,
+        cached_input_tokens: int | None = None,
+        usage_style: UsageStyle = "openai",
     ) -> None:
-        super().__init__(turns, chunk_sizes=chunk_sizes)
+        super().__init__(turns, chunk_sizes=chunk_sizes, cached_input_tokens=cached_input_tokens)
         self.model = model
+        self.usage_style: UsageStyle = usage_style
         self.omit_ids = omit_ids
         self.duplicate_ids = duplicate_ids
         self.arguments_as_object = arguments_as_object
@@ -95,7 +109,7 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
         if calls:
             message["tool_calls"] = calls
         output = len(json.dumps(message)) // 4
-        return {
+        completion: dict[str, Any] = {
             "id": f"chatcmpl-fake{number}",
             "object": "chat.completion",
             "created": 1_767_225_600 + number,
@@ -108,12 +122,24 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
                     "finish_reason": _FINISH[turn.finish],
                 }
             ],
-            "usage": {
-                "prompt_tokens": 10 * number,
-                "completion_tokens": output,
-                "total_tokens": 10 * number + output,
-            },
+            "usage": self._usage(10 * number, output),
         }
+        if self.usage_style == "llama-server":
+            completion["timings"] = _timings(10 * number, output)
+        return completion
+
+    def _usage(self, evaluated: int, output: int) -> dict[str, Any]:
+        """``usage`` for a prompt of ``evaluated`` tokens plus the cached ones, if any."""
+        cached = self.cached_input_tokens
+        prompt = evaluated + (cached or 0)
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": output,
+            "total_tokens": prompt + output,
+        }
+        if cached is not None and self.usage_style == "openai":
+            usage["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+        return usage
 
     def _tool_call(self, call: ToolCall) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "function", "function": {"name": call.name}}
@@ -147,10 +173,32 @@ class FakeOpenAIChatServer(ScriptedHTTPServer):
         message = completion["choices"][0]["message"]
         for index, call in enumerate(message.get("tool_calls", ())):
             yield from (chunk({"tool_calls": [d]}) for d in _call_deltas(index, call))
-        yield chunk({}, completion["choices"][0]["finish_reason"])
-        if usage:
-            yield sse_event({**head, "choices": [], "usage": completion["usage"]})
+        finish = completion["choices"][0]["finish_reason"]
+        if "timings" in completion:  # llama-server: usage and timings on the last chunk
+            choice = {"index": 0, "delta": {}, "finish_reason": finish}
+            last = {"usage": completion["usage"], "timings": completion["timings"]}
+            yield sse_event({**head, "choices": [choice], **last})
+        else:
+            yield chunk({}, finish)
+            if usage:
+                yield sse_event({**head, "choices": [], "usage": completion["usage"]})
         yield b"data: [DONE]\n\n"
+
+
+def _timings(evaluated: int, output: int) -> dict[str, Any]:
+    """llama-server's ``timings``: ``prompt_n`` counts only the prompt tokens it evaluated,
+    not those reused from its KV cache (``predicted_n``: the tokens generated)."""
+    prompt_ms, predicted_ms = 0.5 * max(1, evaluated), 20.0 * max(1, output)
+    return {
+        "prompt_n": evaluated,
+        "prompt_ms": prompt_ms,
+        "prompt_per_token_ms": prompt_ms / max(1, evaluated),
+        "prompt_per_second": 1e3 * evaluated / prompt_ms,
+        "predicted_n": output,
+        "predicted_ms": predicted_ms,
+        "predicted_per_token_ms": predicted_ms / max(1, output),
+        "predicted_per_second": 1e3 * output / predicted_ms,
+    }
 
 
 def _call_deltas(index: int, call: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -283,4 +331,4 @@ def _unanswered(awaiting: list[str]) -> tuple[str, str | None]:
     )
 
 
-__all__ = ["FakeOpenAIChatServer", "check_request"]
+__all__ = ["FakeOpenAIChatServer", "UsageStyle", "check_request"]

@@ -87,11 +87,19 @@ class FakeOpenAIResponsesServer(ScriptedHTTPServer):
 
     Point the SDK at ``base_url + "/v1"`` (``/responses`` alone is served too). ``api_key``,
     when given, must arrive as ``authorization: Bearer`` (else 401). Set ``chunk_sizes`` to
-    re-cut streamed bytes.
+    re-cut streamed bytes. ``cached_input_tokens`` makes the usage report that many
+    ``input_tokens_details.cached_tokens``, counted inside ``input_tokens`` as the real API
+    counts them (None: ``cached_tokens`` is 0, as always).
     """
 
-    def __init__(self, turns: Sequence[AssistantMessage], *, api_key: str | None = None) -> None:
-        super().__init__(turns)
+    def __init__(
+        self,
+        turns: Sequence[AssistantMessage],
+        *,
+        api_key: str | None = None,
+        cached_input_tokens: int | None = None,
+    ) -> None:
+        super().__init__(turns, cached_input_tokens=cached_input_tokens)
         self.api_key = api_key
         self._reasoning_of: dict[str, str] = {}
         """Each item this server produced after a reasoning item → that reasoning item's id."""
@@ -118,7 +126,9 @@ class FakeOpenAIResponsesServer(ScriptedHTTPServer):
                     status=500,
                 )
             )
-        payload = response_payload(turn, request.body, number=self.served)
+        payload = response_payload(
+            turn, request.body, number=self.served, cached_input_tokens=self.cached_input_tokens
+        )
         self._remember_reasoning(payload["output"])
         if request.body.get("stream") is True:
             return Reply.sse(stream_events(payload))
@@ -392,11 +402,17 @@ def _pairing_problem(items: list[dict[str, Any]]) -> Rejection | None:
 
 
 def response_payload(
-    turn: AssistantMessage, body: dict[str, Any], *, number: int
+    turn: AssistantMessage,
+    body: dict[str, Any],
+    *,
+    number: int,
+    cached_input_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The JSON ``response`` object for a scripted turn."""
+    """The JSON ``response`` object for a scripted turn; ``cached_input_tokens`` are reported
+    in ``input_tokens_details`` and added to ``input_tokens``, which includes them."""
     output = _output(turn, number)
-    input_tokens = max(1, len(dumps(body.get("input"))) // 4)
+    cached = cached_input_tokens or 0
+    input_tokens = max(1, len(dumps(body.get("input"))) // 4) + cached
     output_tokens = max(1, len(dumps(output)) // 4)
     incomplete = turn.finish == "max_tokens"
     return {
@@ -418,7 +434,7 @@ def response_payload(
         "top_p": 1.0,
         "usage": {
             "input_tokens": input_tokens,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": cached},
             "output_tokens": output_tokens,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": input_tokens + output_tokens,

@@ -176,14 +176,24 @@ class ScriptedHTTPServer(FakeHTTPServer):
     """Base class of the fake provider APIs: plays scripted assistant ``turns`` in order.
 
     ``handle`` takes each turn with ``next_turn``; ``served`` counts the turns taken.
+
+    ``cached_input_tokens``: how many input tokens each response says were read from the
+    prompt cache, in its API's own shape, on top of the input tokens the fake counts (so the
+    adapters' ``input_tokens`` is the same with or without it). None (the default) sends the
+    usage each fake always sent; set the attribute between requests to vary it per turn.
     """
 
     def __init__(
-        self, turns: Sequence[AssistantMessage], *, chunk_sizes: Sequence[int] | None = None
+        self,
+        turns: Sequence[AssistantMessage],
+        *,
+        chunk_sizes: Sequence[int] | None = None,
+        cached_input_tokens: int | None = None,
     ) -> None:
         super().__init__()
         self.turns = list(turns)
         self.served = 0
+        self.cached_input_tokens = cached_input_tokens
         if chunk_sizes is not None:
             self.chunk_sizes = chunk_sizes
 
