@@ -489,7 +489,7 @@ class Agent:
 
     async def _request(self, turn: _Turn) -> ModelResponse | TurnResult:
         request = ModelRequest(
-            messages=tuple(turn.messages), tools=self._offered(turn.messages), system=self.system
+            messages=tuple(turn.messages), tools=self.offered(turn.messages), system=self.system
         )
         turn.requests += 1
         with self.tracer.model_request(
@@ -503,8 +503,9 @@ class Agent:
             trace.finished(response, None)
         return response
 
-    def _offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
-        """The declarations for the next request: every tool, or those ``offer`` names."""
+    def offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
+        """The declarations the next request after ``messages`` carries: every tool, or
+        those ``offer`` names (what a replay rebuilds a request with)."""
         if self._offer is None:
             return self._specs
         names = set(self._offer(messages))
