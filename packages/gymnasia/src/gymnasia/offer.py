@@ -12,7 +12,8 @@ offline parser's lexicon, in es, pt and en) and by the tools it has already call
   fixes or deletes a word of it asks for ("corrige", "rename", "borra", "quita" ...: the
   domain named nearest after that word, else before it); then the groups of tools called
   before and of earlier messages, newest first; a conversation that names no domain and has
-  called nothing gets the reads of every domain; last, the other groups of the domains named;
+  called nothing gets the reads of every domain; last, the other groups of the domains named
+  (a domain's fixes or deletes are taken only with its essentials);
 * a group is taken only while the system prompt and the declarations fit in ``BUDGET``
   characters, as the OpenAI-compatible adapter writes them: no request is larger, whatever
   the message. A group left out comes back when a later message asks for it.
@@ -59,8 +60,13 @@ class Domain:
         return (self.essentials, self.fixes, self.deletes)
 
     def changes(self, change: Change) -> tuple[str, ...]:
-        """Its fixes or its deletes."""
-        return self.fixes if change == "fixes" else self.deletes
+        """Its fixes or its deletes, with its essentials (a change is never offered without
+        the reads and the write it goes with; those already offered cost nothing more)."""
+        return self.essentials + (self.fixes if change == "fixes" else self.deletes)
+
+    def complete(self) -> tuple[tuple[str, ...], ...]:
+        """Its essentials, then each of its changes with them."""
+        return (self.essentials, self.changes("fixes"), self.changes("deletes"))
 
     def named_by(self, item: Item) -> bool:
         """Whether ``item`` points at this domain."""
@@ -264,7 +270,7 @@ class Offer:
             yield tuple(name for domain in DOMAINS for name in domain.reads)
         for message in said:
             for domain in message.domains:
-                yield from domain.groups()
+                yield from domain.complete()
 
     def cost(self, names: Iterable[str]) -> int:
         """The characters the declarations of ``names`` take."""
