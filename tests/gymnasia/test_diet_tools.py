@@ -85,9 +85,9 @@ def test_search_foods_enums_come_from_the_data(coach: Harness) -> None:
     tool = coach.tools.get("search_foods")
     assert tool is not None
     props = tool.spec().parameters["properties"]
-    category = next(s for s in props["category"]["anyOf"] if s.get("type") == "string")
+    category, sort_by = props["category"], props["sort_by"]
+    assert (category["type"], sort_by["type"]) == ("string", "string")
     assert sorted(category["enum"]) == sorted({f.category for f in catalog.foods().values()})
-    sort_by = next(s for s in props["sort_by"]["anyOf"] if s.get("type") == "string")
     assert set(sort_by["enum"]) >= {"name", "calories", "protein"}
     assert tool.spec().parameters["additionalProperties"] is False
     assert tool.effect == "read"

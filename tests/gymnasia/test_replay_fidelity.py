@@ -96,14 +96,16 @@ REPLAY = (
     + """
 db, conversation, live_path, out = sys.argv[1:5]
 live = json.load(open(live_path))
-coach = open_coach(db=db, lang="es", today=TODAY)
+from surefoot.testing import FunctionModel
+# the same kind of model as live: a language model is offered the tools its turn needs
+coach = open_coach(db=db, model=FunctionModel(lambda *_: None), lang="es", today=TODAY)
 journal = coach.agent.journal.load(conversation)
-specs = coach.agent.tools.specs()
 system = coach.agent.system
-rebuilt = [
-    wire(ModelRequest(messages=tuple(journal[: r["count"]]), tools=specs, system=system))
-    for r in live["requests"]
-]
+rebuilt = []
+for r in live["requests"]:
+    messages = tuple(journal[: r["count"]])
+    specs = coach.agent.offered(messages)
+    rebuilt.append(wire(ModelRequest(messages=messages, tools=specs, system=system)))
 coach.close()
 json.dump({"journal": len(journal), "requests": rebuilt}, open(out, "w"))
 """

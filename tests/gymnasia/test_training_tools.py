@@ -93,7 +93,8 @@ def _routine(**changes: Any) -> dict[str, Any]:
 
 
 def _string_branch(prop: dict[str, Any]) -> dict[str, Any]:
-    return next(s for s in prop["anyOf"] if s.get("type") == "string")
+    assert prop["type"] == "string"  # an optional filter is its plain type, not anyOf-null
+    return prop
 
 
 def test_search_exercises_enums_come_from_the_data(coach: Harness) -> None:
@@ -123,10 +124,13 @@ def test_create_routine_schema_is_strict_all_the_way_down(coach: Harness) -> Non
         "cardio",
         "flexibility",
     ]
-    assert schema["properties"]["exercises"]["minItems"] == 1
-    defs = schema["$defs"]
-    assert all(d["additionalProperties"] is False for d in defs.values())
-    series = next(d for d in defs.values() if "reps" in d["properties"])["properties"]
+    exercises = schema["properties"]["exercises"]
+    assert exercises["minItems"] == 1
+    exercise = exercises["items"]  # each nested model is written in place (used once)
+    assert "$defs" not in schema
+    assert exercise["additionalProperties"] is False
+    assert exercise["properties"]["series"]["items"]["additionalProperties"] is False
+    series = exercise["properties"]["series"]["items"]["properties"]
     assert (series["reps"]["minimum"], series["reps"]["maximum"]) == (1, 100)
     assert series["weight_kg"]["minimum"] == 0
     assert (series["rest_seconds"]["minimum"], series["rest_seconds"]["maximum"]) == (0, 600)

@@ -41,6 +41,20 @@ class Exercise(Arguments):
     series: list[Serie]
 
 
+class Step(Arguments):
+    """One step of a plan."""
+
+    reps: int
+    note: str | None = None
+
+
+class Node(Arguments):
+    """A node of a tree (it contains itself)."""
+
+    label: str
+    children: list[Node]
+
+
 def _measurement_tool() -> Tool:
     def write_measurement(
         ctx: ToolContext,
@@ -125,9 +139,86 @@ def test_calendar_date_is_a_string_with_date_format() -> None:
 def test_ranges_become_minimum_and_maximum() -> None:
     """``Field(ge=, le=)`` ranges appear as minimum/maximum, with the description kept."""
     weight = _measurement_tool().spec().parameters["properties"]["weight_kg"]
-    number = next(branch for branch in weight["anyOf"] if branch.get("type") == "number")
-    assert (number["minimum"], number["maximum"]) == (20, 400)
-    assert "Body weight in kg." in (weight.get("description", "") + number.get("description", ""))
+    assert (weight["minimum"], weight["maximum"]) == (20, 400)
+    assert weight["description"] == "Body weight in kg."
+
+
+def test_an_optional_parameter_is_its_plain_type_left_out_of_required() -> None:
+    """``x: float | None = None`` is declared as a number, not anyOf-null with default null."""
+    params = _measurement_tool().spec().parameters
+    assert params["properties"]["weight_kg"] == {
+        "description": "Body weight in kg.",
+        "maximum": 400,
+        "minimum": 20,
+        "type": "number",
+    }
+    assert "weight_kg" not in params["required"]
+    assert params["properties"]["meal"]["default"] == "lunch"  # a real default is kept
+
+
+def test_an_explicit_null_for_an_optional_parameter_is_still_accepted() -> None:
+    """Only the declaration changed: a model that sends null for an optional field is fine."""
+    validated = _measurement_tool().validate({"date": "2020-01-01", "weight_kg": None})
+    assert not isinstance(validated, tuple)
+    assert validated.weight_kg is None  # type: ignore[attr-defined]
+    refused = _measurement_tool().validate({"date": "2020-01-01", "weight_kg": "80.5"})
+    assert isinstance(refused, tuple)
+    assert [d.field for d in refused] == ["weight_kg"]
+
+
+def test_a_required_nullable_parameter_keeps_its_null_option() -> None:
+    """Without a default, null is a value the model must be able to send: anyOf stays."""
+
+    def set_goal(
+        weight_kg: float | None, note: Annotated[str, Field(max_length=9)] | None = None
+    ) -> dict[str, Any]:
+        """Set or clear the goal."""
+        return {}
+
+    params = Tool.from_function(set_goal, effect="write").spec().parameters
+    assert params["properties"]["weight_kg"] == {"anyOf": [{"type": "number"}, {"type": "null"}]}
+    assert params["properties"]["note"] == {"maxLength": 9, "type": "string"}
+    assert params["required"] == ["weight_kg"]
+
+
+def test_a_nested_model_used_once_is_written_in_place() -> None:
+    """A nested model used once is inlined (no $defs, no $ref); its optionals are plain too."""
+
+    def plan(steps: list[Step], first: Step | None = None) -> dict[str, Any]:
+        """Plan the steps."""
+        return {}
+
+    once = Tool.from_function(plan, effect="write").spec().parameters
+    assert "$defs" in once  # Step is used twice: the table stays
+    step = once["$defs"]["Step"]
+    assert step["properties"]["note"] == {"type": "string"}
+    assert once["properties"]["first"] == {"$ref": "#/$defs/Step"}
+    routine = _routine_tool().spec().parameters
+    assert "$defs" not in routine
+    assert "$ref" not in str(routine)
+    serie = routine["properties"]["exercises"]["items"]["properties"]["series"]["items"]
+    assert serie["required"] == ["reps", "weight_kg"]
+    assert serie["additionalProperties"] is False
+
+
+def test_a_recursive_model_keeps_its_definitions() -> None:
+    """A model that contains itself cannot be written in place: its $defs stay."""
+
+    def save_tree(root: Node) -> dict[str, Any]:
+        """Save a tree."""
+        return {}
+
+    params = Tool.from_function(save_tree, effect="write").spec().parameters
+    assert "Node" in params["$defs"]
+    assert params["properties"]["root"] == {"$ref": "#/$defs/Node"}
+
+
+def test_every_schema_is_valid_draft_2020_12() -> None:
+    """The declarations are valid JSON Schema 2020-12 (what MCP and providers expect)."""
+    from jsonschema import Draft202012Validator
+
+    for tool in (_measurement_tool(), _routine_tool()):
+        Draft202012Validator.check_schema(tool.spec().parameters)
 
 
 def test_literal_becomes_enum() -> None:
@@ -478,7 +569,7 @@ def test_arguments_are_taken_from_their_json_form() -> None:
         """Log it."""
         return {}
 
-    assert log.spec().parameters["$defs"]["Unit"]["enum"] == ["kg", "lb"]
+    assert log.spec().parameters["properties"]["unit"]["enum"] == ["kg", "lb"]  # in place
     good = {
         "unit": "lb",
         "pair": [1, 2],

@@ -47,40 +47,19 @@ Meal = Annotated[
     str,
     AfterValidator(_meal_id),
     Field(
-        description="The meal: an id (breakfast, mid_morning, lunch, afternoon, dinner) or its "
-        "label in Spanish, Portuguese or English, e.g. Desayuno, Almuerzo (mid-morning), "
-        "Comida (lunch), Merienda, Cena; case and accents are ignored.",
+        description="breakfast, mid_morning, lunch, afternoon, dinner, or a label in es/pt/en "
+        "(Almuerzo is mid_morning, Comida lunch)",
     ),
 ]
-FoodId = Annotated[
-    str, Field(min_length=1, max_length=100, description="A food id, as search_foods returns.")
-]
-ItemId = Annotated[
-    int,
-    Field(ge=1, description="The id of one logged food (item_id, as read_meal returns it)."),
-]
-Grams = Annotated[float, Field(ge=1, le=5000, description="How much was eaten, in grams (1-5000).")]
-Query = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=100,
-        description="Words of the food's name in any language (case and accents ignored).",
-    ),
-]
-MaxCalories = Annotated[
-    float, Field(ge=0, le=1000, description="Only foods with at most this many kcal per 100 g.")
-]
-MinProtein = Annotated[
-    float,
-    Field(ge=0, le=100, description="Only foods with at least this many g of protein per 100 g."),
-]
+FoodId = Annotated[str, Field(min_length=1, max_length=100, description="From search_foods")]
+ItemId = Annotated[int, Field(ge=1, description="From read_meal")]
+Grams = Annotated[float, Field(ge=1, le=5000)]
+Query = Annotated[str, Field(min_length=1, max_length=100, description="Name words, any language")]
+MaxCalories = Annotated[float, Field(ge=0, le=1000, description="At most, kcal per 100 g")]
+MinProtein = Annotated[float, Field(ge=0, le=100, description="At least, g per 100 g")]
 SortBy = Annotated[
     catalog.FoodSort,
-    Field(
-        description="name: alphabetical; calories, carbs, fat: lowest first; protein, fiber: "
-        "highest first (per 100 g). Default: best name match first.",
-    ),
+    Field(description="protein, fiber: highest first; calories, carbs, fat: lowest first"),
 ]
 
 
@@ -149,15 +128,13 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
         ctx: ToolContext,
         *,
         query: Query | None = None,
-        category: Annotated[catalog.FoodCategory, Field(description="Only foods of this category.")]
-        | None = None,
+        category: catalog.FoodCategory | None = None,
         max_calories: MaxCalories | None = None,
         min_protein: MinProtein | None = None,
         sort_by: SortBy | None = None,
     ) -> dict[str, Any]:
-        """Search the bundled food table (per-100 g nutrition facts from public sources). Every
-        filter given must hold; at most 15 foods are returned, with total_matches telling how
-        many matched. Use the ids with add_meal_food."""
+        """Search the food table (nutrients per 100 g): every filter given must hold; up to
+        15 foods, and total_matches."""
         faults.on_read(ctx.tool)
         found, total = catalog.search_foods(
             lang=ctx.lang,
@@ -171,9 +148,8 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
 
     @tools.tool
     def read_meal(ctx: ToolContext, date: CalendarDate, meal: Meal) -> dict[str, Any]:
-        """Read one meal of one calendar date: the foods logged, with nutrients and totals
-        computed from the food table. A meal with nothing logged has no items; that says
-        nothing about the other meals."""
+        """The foods logged in one meal of one date, with item_id, nutrients and totals (an
+        empty meal says nothing about the others)."""
         faults.on_read(ctx.tool)
         return logged_meal(store, date, meal, ctx.lang)
 
@@ -181,9 +157,8 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
     def add_meal_food(
         ctx: ToolContext, date: CalendarDate, meal: Meal, food_id: FoodId, grams: Grams
     ) -> dict[str, Any] | ToolError:
-        """Log an amount of one food in one meal of a calendar date. Each call adds one more
-        item (it never replaces), so call it once per food eaten. Returns the whole meal with
-        totals computed from the food table."""
+        """Log the grams of one food the user ate in one meal of a date; each call adds one
+        more item, so call it once per food. Grams of food are not body weight."""
         if food_id not in catalog.foods():
             return ToolError(
                 "not_found",
@@ -205,13 +180,10 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
         grams: Grams | None = None,
         food_id: FoodId | None = None,
         meal: Meal | None = None,
-        date: Annotated[
-            CalendarDate | None, Field(description="Move the item to this calendar date.")
-        ] = None,
+        date: CalendarDate | None = None,
     ) -> dict[str, Any] | ToolError:
-        """Correct one food already logged (its item_id comes from read_meal): a new amount,
-        another food, or move it to another meal or date. What is not given is kept. Returns
-        the meal the item is now in, with totals computed from the food table."""
+        """Correct one logged food: its grams, food, meal or date (what is not given is
+        kept)."""
         changes: dict[str, Any] = {
             name: value
             for name, value in (("grams", grams), ("food_id", food_id), ("meal", meal))
@@ -247,8 +219,7 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
 
     @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_meal_item(ctx: ToolContext, item_id: ItemId) -> dict[str, Any] | ToolError:
-        """Delete one food logged in a meal (its item_id comes from read_meal). A person must
-        confirm it. Returns the deleted item and the meal as it is left."""
+        """Delete one logged food (a person confirms)."""
         with store.transaction() as tx:
             item = store.delete_meal_item(tx, item_id)
             if item is None:

@@ -60,12 +60,8 @@ READ_TIMEOUT_VARIABLE: Final = "GYMNASIA_FEEDBACK_READ_TIMEOUT"
 _REPO: Final = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _KEY: Final = re.compile(r"[A-Za-z0-9_]+")
 
-Title = Annotated[
-    str, Field(min_length=1, max_length=200, description="A short title for the feature.")
-]
-Description = Annotated[
-    str, Field(max_length=5000, description="What the feature should do, and why.")
-]
+Title = Annotated[str, Field(min_length=1, max_length=200)]
+Description = Annotated[str, Field(max_length=5000, description="What it should do, and why")]
 
 
 def marker(key: str) -> str:
@@ -291,9 +287,9 @@ def register_feedback_tools(
     def create_feature_issue(
         ctx: ToolContext, title: Title, description: Description
     ) -> Ok | ToolError:
-        """Propose a new Gymnasia feature to its developers: opens an issue with this title
-        and description in the project's public GitHub repository. A person must confirm it.
-        Each call opens another issue. Never put the user's personal or health data in it."""
+        """Propose a new Gymnasia feature to its developers as an issue in its public GitHub
+        repository (a person confirms; each call opens another). Never put the user's personal
+        or health data in it."""
         assert ctx.key is not None  # a write always runs with its harness-minted key
         faults.before_commit(ctx)
         outcome = github.create(ctx.key, title, description, ctx.lang)

@@ -44,15 +44,17 @@ MEASUREMENT_LIMITS: Final[dict[str, tuple[float, float]]] = {
 assert tuple(MEASUREMENT_LIMITS) == MEASUREMENT_FIELDS
 
 
-def _bounded(field: str, what: str) -> Any:
+def _bounded(field: str) -> Any:
+    """The field's range; its name says the rest (a description per field would be read by
+    the model ten times over in each measurement tool)."""
     low, high = MEASUREMENT_LIMITS[field]
-    return Field(ge=low, le=high, description=f"{what} ({low:g}-{high:g}).")
+    return Field(ge=low, le=high)
 
 
-Weight = Annotated[float, _bounded("weight_kg", "Body weight in kg")]
-BodyFat = Annotated[float, _bounded("body_fat_pct", "Body fat percentage")]
-Girth = Annotated[float, _bounded("waist_cm", "A girth in cm")]
-Height = Annotated[float, _bounded("height_cm", "Height in cm")]
+Weight = Annotated[float, _bounded("weight_kg")]
+BodyFat = Annotated[float, _bounded("body_fat_pct")]
+Girth = Annotated[float, _bounded("waist_cm")]
+Height = Annotated[float, _bounded("height_cm")]
 MeasurementField = Literal[
     "weight_kg",
     "body_fat_pct",
@@ -68,12 +70,9 @@ MeasurementField = Literal[
 assert get_args(MeasurementField) == MEASUREMENT_FIELDS
 Clear = Annotated[
     list[MeasurementField],
-    Field(
-        max_length=len(MEASUREMENT_FIELDS),
-        description="Fields to empty (set to no value); a field cannot be set and cleared at once.",
-    ),
+    Field(max_length=len(MEASUREMENT_FIELDS), description="Fields to empty."),
 ]
-Key = Annotated[str, Field(min_length=1, max_length=100, description="The note's key.")]
+Key = Annotated[str, Field(min_length=1, max_length=100)]
 Text = Annotated[str, Field(max_length=5000)]
 
 
@@ -96,8 +95,7 @@ def build_tools(
 def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
     @tools.tool
     def read_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
-        """Read the body measurement saved for one calendar date (YYYY-MM-DD). Only that exact
-        date is looked up; a missing record says nothing about other dates."""
+        """The body measurements saved for one date (only that date)."""
         faults.on_read(ctx.tool)
         found = store.read_measurement(date)
         if found is None:
@@ -112,7 +110,7 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
     def list_measurements(
         ctx: ToolContext, date_from: CalendarDate, date_to: CalendarDate
     ) -> dict[str, Any] | ToolError:
-        """List the body measurements between two calendar dates, both included, by date."""
+        """The body measurements saved between two dates, both included."""
         faults.on_read(ctx.tool)
         if date_from > date_to:
             return ToolError(
@@ -138,8 +136,9 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         calf_cm: Girth | None = None,
         height_cm: Height | None = None,
     ) -> dict[str, Any] | ToolError:
-        """Save body measurements for one calendar date (an upsert by date: given fields
-        replace, omitted fields keep their value). Give at least one field."""
+        """Save the user's own body measurements of one date (given fields replace, the
+        others are kept). Not for a goal or wish, a change ("lost 2 kg"), a lifted load or
+        food grams."""
         values = {
             name: value
             for name, value in {
@@ -178,10 +177,7 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
     def edit_measurement(
         ctx: ToolContext,
         date: CalendarDate,
-        new_date: Annotated[
-            CalendarDate | None,
-            Field(description="Move the record to this date (which must have no record)."),
-        ] = None,
+        new_date: CalendarDate | None = None,
         weight_kg: Weight | None = None,
         body_fat_pct: BodyFat | None = None,
         neck_cm: Girth | None = None,
@@ -194,10 +190,9 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         height_cm: Height | None = None,
         clear: Clear | None = None,
     ) -> dict[str, Any] | ToolError:
-        """Correct the measurement record that already exists for one calendar date: given
-        fields replace their value, fields listed in clear are emptied, the others are kept;
-        new_date moves the record to another date. A date without a record is an error (use
-        write_measurement to add one). Returns the record as saved."""
+        """Correct the record that exists for one date: given fields replace, those in clear
+        are emptied, the others are kept; new_date moves it to a date without one. No record
+        there: use write_measurement."""
         given = {
             "weight_kg": weight_kg,
             "body_fat_pct": body_fat_pct,
@@ -254,8 +249,7 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
 
     @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
-        """Delete the whole measurement record of one calendar date. A person must confirm
-        it. Returns the record that was deleted."""
+        """Delete the whole measurement record of one date (a person confirms)."""
         with store.transaction() as tx:
             removed = store.delete_measurement(tx, date)
             if removed is None:
@@ -271,13 +265,13 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
 def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
     @tools.tool
     def list_memory_keys(ctx: ToolContext) -> dict[str, Any]:
-        """List the keys of the notes saved in the user's personal memory."""
+        """The keys of the user's memory notes."""
         faults.on_read(ctx.tool)
         return {"keys": store.memory_keys()}
 
     @tools.tool
     def read_memory(ctx: ToolContext, key: Key) -> dict[str, Any] | ToolError:
-        """Read one note of the user's personal memory by its key."""
+        """Read one memory note by its key."""
         faults.on_read(ctx.tool)
         found = store.read_memory(key)
         if found is None:
@@ -288,8 +282,8 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
 
     @tools.tool(effect="write", idempotent=True, atomic=True)
     def save_memory(ctx: ToolContext, key: Key, description: Text, value: Text) -> dict[str, Any]:
-        """Save one note in the user's personal memory (creates or replaces that key only;
-        other notes are untouched)."""
+        """Save one memory note the user asks to keep, such as a goal or a preference
+        (creates or replaces that key only)."""
         with store.transaction() as tx:
             saved = store.save_memory(tx, key, description, value)
             faults.before_commit(ctx)
@@ -299,7 +293,7 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
 
     @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_memory(ctx: ToolContext, key: Key) -> dict[str, Any] | ToolError:
-        """Delete one note of the user's personal memory. A person must confirm it."""
+        """Delete one memory note (a person confirms)."""
         with store.transaction() as tx:
             if not store.delete_memory(tx, key):
                 return ToolError(

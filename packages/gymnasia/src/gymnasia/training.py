@@ -20,54 +20,34 @@ MAX_EXERCISES: Final = 30
 
 
 class Series(Arguments):
-    """One series of an exercise."""
+    """One series."""
 
-    reps: Annotated[int, Field(ge=1, le=100, description="Repetitions (1-100).")]
-    weight_kg: Annotated[
-        float, Field(ge=0, le=1000, description="Load in kg; 0 for bodyweight (0-1000).")
-    ]
-    rest_seconds: Annotated[
-        int, Field(ge=0, le=600, description="Rest after this series, in seconds (0-600).")
-    ]
+    reps: Annotated[int, Field(ge=1, le=100)]
+    weight_kg: Annotated[float, Field(ge=0, le=1000, description="Load; 0: bodyweight")]
+    rest_seconds: Annotated[int, Field(ge=0, le=600)]
 
 
 class RoutineExercise(Arguments):
-    """One exercise of a routine, with its series in order."""
+    """One exercise and its series, in order."""
 
     exercise_id: Annotated[
-        str,
-        Field(min_length=1, max_length=100, description="An exercise id from search_exercises."),
+        str, Field(min_length=1, max_length=100, description="From search_exercises")
     ]
     series: Annotated[list[Series], Field(min_length=1, max_length=20)]
 
 
-RoutineName = Annotated[
-    str,
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=100),
-    Field(description="The routine's name (unique among the user's routines)."),
-]
+RoutineName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 ExerciseId = Annotated[
-    str,
-    Field(min_length=1, max_length=100, description="An exercise id from search_exercises."),
+    str, Field(min_length=1, max_length=100, description="From search_exercises")
 ]
 RoutineRef = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=100),
-    Field(description="The routine's current name (case and accents are ignored)."),
+    Field(description="Its current name"),
 ]
-Position = Annotated[
-    int,
-    Field(ge=1, le=MAX_EXERCISES, description="An exercise's place in the routine, from 1."),
-]
+Position = Annotated[int, Field(ge=1, le=MAX_EXERCISES, description="From 1")]
 Plan = list[tuple[str, list[tuple[int, float, int]]]]
-Query = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=100,
-        description="Words of the exercise's name in any language (case and accents ignored).",
-    ),
-]
+Query = Annotated[str, Field(min_length=1, max_length=100, description="Name words, any language")]
 
 
 def routine_json(routine: dict[str, Any], lang: Lang) -> dict[str, Any]:
@@ -96,18 +76,11 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
     def search_exercises(
         ctx: ToolContext,
         query: Query | None = None,
-        muscle_group: Annotated[
-            catalog.MuscleGroup, Field(description="Only exercises for this muscle group.")
-        ]
-        | None = None,
-        equipment: Annotated[
-            catalog.Equipment, Field(description="Only exercises done with this equipment.")
-        ]
-        | None = None,
+        muscle_group: catalog.MuscleGroup | None = None,
+        equipment: catalog.Equipment | None = None,
     ) -> dict[str, Any]:
-        """Search the bundled exercise table. Every filter given must hold; at most 15
-        exercises are returned, with total_matches telling how many matched. Use the ids with
-        create_routine."""
+        """Search the exercise table: every filter given must hold; up to 15 exercises, and
+        total_matches."""
         faults.on_read(ctx.tool)
         found, total = catalog.search_exercises(
             lang=ctx.lang, query=query, muscle_group=muscle_group, equipment=equipment
@@ -116,7 +89,7 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
 
     @tools.tool
     def read_routines(ctx: ToolContext) -> dict[str, Any]:
-        """List the user's saved training routines, each with its exercises and series."""
+        """The user's saved training routines, with their exercises and series."""
         faults.on_read(ctx.tool)
         return {"routines": [routine_json(r, ctx.lang) for r in store.routines()]}
 
@@ -124,15 +97,11 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
     def create_routine(
         ctx: ToolContext,
         name: RoutineName,
-        category: Annotated[RoutineCategory, Field(description="What the routine trains for.")],
-        exercises: Annotated[
-            list[RoutineExercise],
-            Field(min_length=1, max_length=MAX_EXERCISES, description="The exercises, in order."),
-        ],
+        category: RoutineCategory,
+        exercises: Annotated[list[RoutineExercise], Field(min_length=1, max_length=MAX_EXERCISES)],
     ) -> dict[str, Any] | ToolError:
-        """Save a new training routine: its exercises in order, each with its series (reps,
-        weight in kg, rest in seconds). Exercise ids come from search_exercises. A name the
-        user already has is refused."""
+        """Save a new training routine under a new name: its exercises in order, each with
+        its series."""
         table = catalog.exercises()
         unknown = [e.exercise_id for e in exercises if e.exercise_id not in table]
         if unknown:
@@ -235,8 +204,7 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
     def rename_routine(
         ctx: ToolContext, routine: RoutineRef, new_name: RoutineName
     ) -> dict[str, Any] | ToolError:
-        """Give one of the user's routines a new name (unique among the user's routines).
-        Its exercises are kept. Returns the routine as saved."""
+        """Rename one of the user's routines (its exercises are kept)."""
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             del stored
@@ -252,14 +220,10 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
         routine: RoutineRef,
         exercise_id: ExerciseId,
         series: Annotated[list[Series], Field(min_length=1, max_length=20)],
-        position: Annotated[
-            Position | None,
-            Field(description="Where to put it, from 1 (default: after the last exercise)."),
-        ] = None,
+        position: Annotated[Position | None, Field(description="From 1; default: last")] = None,
     ) -> dict[str, Any] | ToolError:
-        """Add one exercise, with its series, to one of the user's routines: at the end, or at
-        a position (the exercises from there move one place down). Returns the routine as
-        saved."""
+        """Add one exercise with its series to a routine, at the end or at a position (the
+        ones from there move down)."""
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             _known(ctx.lang, exercise_id)
@@ -284,13 +248,11 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
             Field(
                 min_length=1,
                 max_length=MAX_EXERCISES,
-                description="Every current position (from 1) exactly once, in the new order: "
-                "[3, 1, 2] puts the third exercise first.",
+                description="Each position once, in the new order: [3,1,2] puts the third first",
             ),
         ],
     ) -> dict[str, Any] | ToolError:
-        """Put the exercises of one of the user's routines in a new order (each keeps its
-        series). Returns the routine as saved."""
+        """Put a routine's exercises in a new order (each keeps its series)."""
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             plan = moved(plan_of(stored), order)
@@ -310,9 +272,8 @@ def _register_routine_removals(tools: ToolSet, store: GymStore, faults: Faults) 
     def remove_routine_exercise(
         ctx: ToolContext, routine: RoutineRef, position: Position
     ) -> dict[str, Any] | ToolError:
-        """Remove the exercise at one position (from 1, as read_routines lists them) from one
-        of the user's routines; the ones after it move up. A person must confirm it. Returns
-        the routine as saved."""
+        """Remove the exercise at one position from a routine; the ones after it move up (a
+        person confirms)."""
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             _position_in(ctx.lang, stored, position)
@@ -326,8 +287,7 @@ def _register_routine_removals(tools: ToolSet, store: GymStore, faults: Faults) 
 
     @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_routine(ctx: ToolContext, routine: RoutineRef) -> dict[str, Any] | ToolError:
-        """Delete one of the user's routines with all its exercises. A person must confirm
-        it. Returns the routine that was deleted."""
+        """Delete a whole routine (a person confirms)."""
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             del stored

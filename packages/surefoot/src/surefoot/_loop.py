@@ -23,7 +23,15 @@ from ._heartbeat import HEARTBEAT
 from ._ids import random_hex
 from ._journal import Approval, Journal, Lease, MemoryJournal, ModelRef
 from ._ledger import Ledger, LedgerEntry, LedgerState, MemoryLedger
-from ._messages import AssistantMessage, HarnessNote, Message, ToolCall, ToolResult, UserMessage
+from ._messages import (
+    AssistantMessage,
+    HarnessNote,
+    Message,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    UserMessage,
+)
 from ._model import Model
 from ._records import CallRecord
 from ._replies import Replies, WhereToCheck
@@ -255,6 +263,14 @@ class Agent:
         return ModelRef(
             self.model.provider, self.model.model_name, getattr(self.model, "base_url", None)
         )
+
+    def offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
+        """The declarations the next request after ``messages`` carries: every tool, or
+        those ``offer`` names (what a replay rebuilds a request with)."""
+        if self.offer is None:
+            return self.specs
+        names = set(self.offer(messages))
+        return tuple(spec for spec in self.specs if spec.name in names)
 
     def decide(self, conversation_id: str, approval: str, *, approved: bool) -> bool:
         """Record a person's decision on the call waiting for one (``approval`` is its

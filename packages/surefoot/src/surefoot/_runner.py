@@ -100,8 +100,10 @@ class AgentParts(Protocol):
     max_rounds: int
     stream: bool
     max_tokens_per_turn: int | None
-    specs: tuple[ToolSpec, ...]
-    offer: OfferTools | None
+
+    def offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
+        """The declarations of the next request."""
+        ...
 
 
 class TurnRunner:
@@ -175,7 +177,7 @@ class TurnRunner:
     async def _request(self, turn: Turn) -> ModelResponse | TurnResult:
         agent = self.agent
         request = ModelRequest(
-            messages=tuple(turn.messages), tools=self._offered(turn.messages), system=agent.system
+            messages=tuple(turn.messages), tools=agent.offered(turn.messages), system=agent.system
         )
         turn.requests += 1
         with agent.tracer.model_request(
@@ -189,14 +191,6 @@ class TurnRunner:
             trace.finished(response, None)
         turn.usage = turn.usage.add(response.usage)
         return response
-
-    def _offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
-        """The declarations for the next request: every tool, or those ``offer`` names."""
-        specs, offer = self.agent.specs, self.agent.offer
-        if offer is None:
-            return specs
-        names = set(offer(messages))
-        return tuple(spec for spec in specs if spec.name in names)
 
     async def _response(self, turn: Turn, request: ModelRequest) -> ModelResponse:
         """The model's response to ``request`` (streamed to ``on_event`` if streaming)."""
