@@ -33,6 +33,7 @@ from ._messages import (
     UserMessage,
 )
 from ._model import Model
+from ._output import OutputSpec
 from ._records import CallRecord
 from ._replies import Replies, WhereToCheck
 from ._result import PendingConfirmation, StopReason, TurnResult
@@ -94,9 +95,21 @@ class Agent:
         diagnostics: Where the exceptions of failed calls are kept (in memory if not given).
         redactor: Removes secrets from diagnostics.
         app_context: Passed to handlers as ``ctx.app`` (a database handle, settings).
+        where_to_check: ``where_to_check(call, lang)``: where a person sees whether a write
+            whose outcome is unknown was done (a command, a page); None or an empty answer
+            says "your data".
+        offer: ``offer(messages)``: the names of the tools to declare in the next request
+            (None: all). A small model reads every declaration before its first word, so an
+            application may offer only what the conversation needs; a call to a declared
+            tool that was not offered still runs.
         max_tokens_per_turn: A budget of tokens (input and output, as the provider reports
             them) per user turn: once a turn has used it, the model is not asked again and
             the turn ends with ``token_budget``. None: no budget.
+        output_type: The type the final answer must be (a pydantic model, a dataclass or a
+            TypedDict): asked for natively where the API can, validated always, on
+            ``TurnResult.output``.
+        output_retries: How often a final answer that does not validate is sent back for
+            correction before the turn ends with ``invalid_output``.
     """
 
     def __init__(
@@ -120,15 +133,9 @@ class Agent:
         where_to_check: WhereToCheck | None = None,
         offer: OfferTools | None = None,
         max_tokens_per_turn: int | None = None,
+        output_type: Any = None,
+        output_retries: int = 2,
     ) -> None:
-        """``where_to_check(call, lang)``: where a person sees whether a write whose outcome
-        is unknown was done (a command, a page), in ``lang``; None or an empty answer says
-        "your data".
-
-        ``offer(messages)``: the names of the tools to declare in the next request, given the
-        conversation so far (None: all of them). A small model reads every declaration before
-        its first word, so an application may offer only the tools the conversation needs; a
-        call to a declared tool that was not offered still runs (the executor knows them all)."""
         try:
             lang = coerce_lang(lang)
         except ValueError as exc:
@@ -136,6 +143,11 @@ class Agent:
         if max_rounds < 1 or guard_limit < 1 or not lease_seconds > 0:
             msg = "max_rounds and guard_limit must be at least 1, and lease_seconds above 0"
             raise ConfigurationError(msg)
+        if output_retries < 0:
+            msg = "output_retries must be 0 or more"
+            raise ConfigurationError(msg)
+        self.output = OutputSpec(output_type) if output_type is not None else None
+        self.output_retries = output_retries
         if max_tokens_per_turn is not None and max_tokens_per_turn < 1:
             msg = "max_tokens_per_turn must be at least 1 (or None: no budget)"
             raise ConfigurationError(msg)
@@ -218,7 +230,7 @@ class Agent:
             turn = self._turn(conversation_id, held, messages, on_event, user_turn)
             if finished(messages[-1]):
                 return self._runner.finished_result(turn, messages[-1])
-            self._check_model(conversation_id)
+            _check_model(self.journal, conversation_id, self.model_ref)
             # writes it left unconfirmed: settled now if provable (all of them if its last
             # writer is known to be dead), else held back as in_progress / outcome_unknown
             self.executor.reconcile(
@@ -364,20 +376,6 @@ class Agent:
             user_turn=turn.state.user_turn,
         )
 
-    def _check_model(self, conversation_id: str) -> None:
-        recorded = self.journal.model_of(conversation_id)
-        current = self.model_ref
-        if recorded is not None and (recorded.provider, recorded.model) != (
-            current.provider,
-            current.model,
-        ):
-            msg = (
-                f"conversation {conversation_id!r} runs on {recorded.provider} "
-                f"({recorded.model}); resume it with that model, not {current.provider} "
-                f"({current.model})"
-            )
-            raise ConfigurationError(msg)
-
     def _rebuild(
         self, turn: Turn, history: Sequence[Sequence[tuple[ToolCall, ToolResult]]]
     ) -> None:
@@ -392,7 +390,9 @@ class Agent:
             for batch in history
             for call, result in batch
         ]
-        turn.reasked = any(isinstance(m, HarnessNote) for m in current_turn(turn.messages))
+        notes = [m for m in current_turn(turn.messages) if isinstance(m, HarnessNote)]
+        turn.reasked = any(n.reason == "empty_answer" for n in notes)
+        turn.corrections = sum(n.reason == "invalid_output" for n in notes)
 
     def _decisions(self, conversation_id: str, user_turn: int) -> dict[str, bool]:
         """The decisions people made in this user turn, by the key of the call decided."""
@@ -446,3 +446,18 @@ def _bound_together(journal: Journal, ledger: Ledger) -> None:
 def new_conversation_id() -> str:
     """A fresh conversation id."""
     return "c_" + random_hex(10)
+
+
+def _check_model(journal: Journal, conversation_id: str, current: ModelRef) -> None:
+    """A resumed turn must run on the model it started with."""
+    recorded = journal.model_of(conversation_id)
+    if recorded is not None and (recorded.provider, recorded.model) != (
+        current.provider,
+        current.model,
+    ):
+        msg = (
+            f"conversation {conversation_id!r} runs on {recorded.provider} "
+            f"({recorded.model}); resume it with that model, not {current.provider} "
+            f"({current.model})"
+        )
+        raise ConfigurationError(msg)

@@ -136,6 +136,7 @@ HarnessReason = Literal[
     "awaiting_confirmation",
     "empty_answer",
     "token_budget",
+    "invalid_output",
 ]
 
 
@@ -154,7 +155,7 @@ class HarnessNote:
     as the model's): why it is asked again."""
 
     text: str
-    reason: Literal["empty_answer"] = "empty_answer"
+    reason: Literal["empty_answer", "invalid_output"] = "empty_answer"
     kind: Literal["harness_note"] = "harness_note"
 
 
@@ -178,6 +179,9 @@ class ModelRequest:
     messages: Sequence[Message]
     tools: Sequence[ToolSpec] = ()
     system: str | None = None
+    output_schema: dict[str, Any] | None = None
+    """The JSON Schema the final answer must match (``Agent(output_type=...)``): adapters ask
+    for it natively where the API can (structured outputs); the harness validates it anyway."""
 
 
 @dataclass(frozen=True, slots=True)

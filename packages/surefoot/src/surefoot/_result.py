@@ -18,6 +18,7 @@ StopReason = Literal[
     "refusal",
     "empty_answer",
     "token_budget",
+    "invalid_output",
 ]
 
 
@@ -51,6 +52,9 @@ class TurnResult:
             ``awaiting_confirmation``.
         provider_error: The provider's failure, when ``stop_reason`` is ``provider_error``.
         usage: The tokens of the turn's requests, per request and summed.
+        output: The final answer validated as ``Agent(output_type=...)`` (None without an
+            output type, or when the turn did not end with a valid answer:
+            ``invalid_output`` after the corrections allowed).
     """
 
     conversation_id: str
@@ -62,3 +66,4 @@ class TurnResult:
     pending_confirmation: PendingConfirmation | None = None
     provider_error: ProviderError | None = None
     usage: Usage = field(default_factory=Usage)
+    output: Any = None

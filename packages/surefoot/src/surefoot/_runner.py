@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ._exceptions import ConversationBusyError, ProviderError
 from ._executor import PendingCall
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ._executor import Executor
     from ._journal import Journal
     from ._model import Model
+    from ._output import OutputSpec
     from ._replies import Replies
     from ._texts import Lang
     from ._tracing import Tracer
@@ -84,6 +85,8 @@ class Turn:
     """Calls of this turn journaled before a resume (they count in what the turn did)."""
     usage: Usage = field(default_factory=Usage)
     reasked: bool = False
+    corrections: int = 0
+    """Final answers sent back for not matching the output type."""
 
 
 class AgentParts(Protocol):
@@ -100,6 +103,8 @@ class AgentParts(Protocol):
     max_rounds: int
     stream: bool
     max_tokens_per_turn: int | None
+    output: OutputSpec | None
+    output_retries: int
 
     def offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
         """The declarations of the next request."""
@@ -163,7 +168,25 @@ class TurnRunner:
             return await self.execute(turn, message)
         if message.finish == "pause":
             return await self._paused(turn)
-        return self._completed(turn, message)
+        return await self._final(turn, message)
+
+    async def _final(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
+        """A final answer: checked against the output type, if there is one (a bad one is
+        sent back with what is wrong, within ``output_retries``)."""
+        spec = self.agent.output
+        if spec is None or _REASON_BY_FINISH.get(message.finish, "completed") != "completed":
+            return self._completed(turn, message)
+        valid, _, problems = spec.parse(message.text, self.agent.lang)
+        if valid:
+            return self._completed(turn, message)
+        retries = self.agent.output_retries
+        if turn.corrections >= retries:
+            reply = self.replies.plain("invalid_output", retries=retries)
+            return await self.stop_with(turn, (), "invalid_output", reply)
+        turn.corrections += 1
+        note = text(self.agent.lang, "invalid_output_note", problems=problems)
+        self.append(turn, HarnessNote(note, "invalid_output"))
+        return None
 
     async def _empty(self, turn: Turn) -> TurnResult | None:
         """No text and no call: asked once more with a note, then the harness answers."""
@@ -176,8 +199,16 @@ class TurnRunner:
 
     async def _request(self, turn: Turn) -> ModelResponse | TurnResult:
         agent = self.agent
+        system, schema = agent.system, None
+        if agent.output is not None:
+            instruction = agent.output.instruction(agent.lang)
+            system = f"{system}\n\n{instruction}" if system else instruction
+            schema = agent.output.schema
         request = ModelRequest(
-            messages=tuple(turn.messages), tools=agent.offered(turn.messages), system=agent.system
+            messages=tuple(turn.messages),
+            tools=agent.offered(turn.messages),
+            system=system,
+            output_schema=schema,
         )
         turn.requests += 1
         with agent.tracer.model_request(
@@ -292,7 +323,10 @@ class TurnRunner:
         reply = message.text
         if not reply and reason != "completed":
             reply = text(self.agent.lang, reason)
-        return self._result(turn, reply, "model", reason)
+        output = None
+        if self.agent.output is not None and reason == "completed":
+            _, output, _ = self.agent.output.parse(reply, self.agent.lang)
+        return self._result(turn, reply, "model", reason, output=output)
 
     def _over_budget(self, turn: Turn) -> bool:
         budget = self.agent.max_tokens_per_turn
@@ -306,8 +340,10 @@ class TurnRunner:
         reason: StopReason,
         *,
         pending: PendingConfirmation | None = None,
+        output: Any = None,
     ) -> TurnResult:
         return TurnResult(
+            output=output,
             conversation_id=turn.conversation_id,
             reply=reply,
             reply_author=author,

@@ -150,6 +150,27 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "en": "Your last answer was empty. Answer the person now with a short text in "
         "English: what was done in this turn, or what you need to know.",
     },
+    "invalid_output_note": {
+        "es": "Tu respuesta final no tiene la forma pedida: {problems}. Responde de nuevo solo "
+        "con un objeto JSON que cumpla el esquema indicado, sin texto alrededor.",
+        "pt": "A sua resposta final não tem a forma pedida: {problems}. Responda de novo só "
+        "com um objeto JSON que cumpra o esquema indicado, sem texto à volta.",
+        "en": "Your final answer does not have the form asked for: {problems}. Answer again "
+        "with only a JSON object that matches the given schema, with no text around it.",
+    },
+    "output_instruction": {
+        "es": "Da tu respuesta final solo como un objeto JSON que cumpla este esquema JSON, "
+        "sin texto alrededor: {schema}",
+        "pt": "Dê a sua resposta final só como um objeto JSON que cumpra este esquema JSON, "
+        "sem texto à volta: {schema}",
+        "en": "Give your final answer only as a JSON object that matches this JSON Schema, "
+        "with no text around it: {schema}",
+    },
+    "output_not_json": {
+        "es": "no es un objeto JSON",
+        "pt": "não é um objeto JSON",
+        "en": "it is not a JSON object",
+    },
     # --- for the model: what is wrong with one argument (never pydantic's English) --------
     "arg_not_object": {
         "es": "los argumentos no son un objeto JSON",
@@ -330,6 +351,14 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "es": "El modelo no ha dado ninguna respuesta en este turno.",
         "pt": "O modelo não deu nenhuma resposta neste turno.",
         "en": "The model gave no answer in this turn.",
+    },
+    "invalid_output": {
+        "es": "El modelo no ha dado una respuesta con la forma pedida, ni tras corregirla "
+        "{retries} veces.",
+        "pt": "O modelo não deu uma resposta com a forma pedida, nem depois de a corrigir "
+        "{retries} vezes.",
+        "en": "The model did not give an answer of the form asked for, even after {retries} "
+        "corrections.",
     },
     "token_budget": {
         "es": "{app} ha detenido este turno: ha usado su límite de {budget} tokens.",

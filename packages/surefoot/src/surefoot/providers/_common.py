@@ -154,6 +154,9 @@ API_MESSAGES: Final[Mapping[ProviderErrorKind, str]] = {
 }
 """Safe messages by kind for a vendor's own API (Anthropic, OpenAI Responses)."""
 
+OUTPUT_NAME: Final = "final_answer"
+"""The name structured outputs give the final answer's schema (``Agent(output_type=...)``)."""
+
 PROVIDER_MESSAGES: Final[Mapping[ProviderErrorKind, str]] = {
     "auth": "the provider refused the credentials",
     "rate_limit": "the provider's rate limit was reached",

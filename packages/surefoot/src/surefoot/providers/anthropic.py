@@ -102,6 +102,8 @@ def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict
         body["system"] = request.system
     if request.tools:
         body["tools"] = [_tool(spec) for spec in request.tools]
+    if request.output_schema is not None:  # structured outputs; the harness validates anyway
+        body["output_config"] = {"format": {"type": "json_schema", "schema": request.output_schema}}
     return body
 
 

@@ -96,6 +96,13 @@ def build_request(request: ModelRequest, *, model: str, max_tokens: int) -> dict
         body["system_instruction"] = request.system
     if request.tools:
         body["tools"] = [_tool(spec) for spec in request.tools]
+    if request.output_schema is not None:  # structured outputs; the harness validates anyway
+        body["response_mime_type"] = "application/json"
+        body["response_format"] = {
+            "type": "text",
+            "mime_type": "application/json",
+            "schema": request.output_schema,
+        }
     return body
 
 

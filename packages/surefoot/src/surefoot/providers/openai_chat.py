@@ -65,6 +65,7 @@ from .._messages import (
 from .._model import ResponseDone, StreamEvent, TextDelta
 from .._outcome import dumps, to_wire_text
 from ._common import (
+    OUTPUT_NAME,
     PROVIDER_MESSAGES,
     CallIds,
     ResponseCallIds,
@@ -130,6 +131,14 @@ def build_request(
     body: dict[str, Any] = {"model": model, "messages": messages, limit_parameter: max_tokens}
     if request.tools:
         body["tools"] = [_tool(spec) for spec in request.tools]
+    if request.output_schema is not None and limit_parameter == "max_completion_tokens":
+        # OpenAI's own endpoint: structured outputs beside tools. Local servers turn a schema
+        # into a grammar that some refuse beside tools, so there the prompt and the harness's
+        # validation carry it alone.
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": OUTPUT_NAME, "schema": request.output_schema, "strict": False},
+        }
     return body
 
 

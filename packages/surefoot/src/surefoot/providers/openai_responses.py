@@ -68,6 +68,7 @@ from .._outcome import dumps, to_wire_text
 from ._common import (
     API_MESSAGES,
     BILLING_IS_AUTH,
+    OUTPUT_NAME,
     CallIds,
     SDKModel,
     bad_response,
@@ -129,6 +130,15 @@ def build_request(
         body["tools"] = [_tool(spec) for spec in request.tools]
     if encrypted_reasoning:
         body["include"] = ["reasoning.encrypted_content"]
+    if request.output_schema is not None:  # structured outputs; the harness validates anyway
+        body["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": OUTPUT_NAME,
+                "schema": request.output_schema,
+                "strict": False,
+            }
+        }
     return body
 
 
