@@ -495,3 +495,32 @@ def test_serve_rejects_an_invalid_fault_before_serving(tmp_path: Path) -> None:
     done_ = _serve("--fault", "read_measurement:before_commit", tmp_path=tmp_path)
     assert done_.returncode == 2
     assert "read_measurement" in done_.stderr
+
+
+def test_a_turn_that_loses_its_conversation_after_a_write_says_what_it_saved(
+    tmp_path: Path,
+) -> None:
+    """Another process takes the conversation over after the write committed: the chat's
+    error names the saved write, never "nothing was done"."""
+    from surefoot.messages import ModelRequest
+    from surefoot.testing import FunctionModel, call, turn
+
+    db = str(tmp_path / "lost.db")
+    seed(db)
+
+    def plan(request: ModelRequest) -> Any:
+        if len(request.messages) == 1:
+            return turn(call("write_measurement", {"date": "2020-01-03", "weight_kg": 77.0}))
+        thief = open_database(db)  # another process takes the conversation over
+        thief.query("UPDATE sf_conversations SET owner = 'another', fence = fence + 1")
+        thief.close()
+        return turn("Guardado.")
+
+    app = create_app(db=db, lang="es", model=FunctionModel(plan))
+    with TestClient(app, base_url=BASE) as client:
+        found = chat(client, "Guarda mi peso: 77 kg el 2020-01-03.")
+    (error,) = [e for e in found if e["type"] == "error"]
+    assert error["error"] == "busy"
+    assert error["done"] == ["• guardado: peso 77 kg (2020-01-03)"]
+    assert "No se ha hecho nada" not in error["message"]
+    assert "peso 77 kg (2020-01-03)" in error["message"]
