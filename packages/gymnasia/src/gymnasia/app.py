@@ -175,6 +175,7 @@ def open_coach(
             app_context={"user": user},
             tracer=tracer,
             where_to_check=where_to_check(surface, check_options),
+            today=(lambda: today) if today is not None else None,  # what "hoy" grounds
         )
         for language in LANGS
     }

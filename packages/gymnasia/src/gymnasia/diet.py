@@ -24,6 +24,7 @@ from surefoot import (
     ToolError,
     ToolSet,
 )
+from surefoot.grounding import Grounded
 from surefoot.sql import Tx
 
 from . import catalog, meals
@@ -153,7 +154,12 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
         faults.on_read(ctx.tool)
         return logged_meal(store, date, meal, ctx.lang)
 
-    @tools.tool(effect="write", atomic=True)
+    # grams and date only from the person's words: "0,25 kg" logged as 250 g waits for a yes
+    @tools.tool(
+        effect="write",
+        atomic=True,
+        grounded={"grams": Grounded.number("g"), "date": Grounded.date()},
+    )
     def add_meal_food(
         ctx: ToolContext, date: CalendarDate, meal: Meal, food_id: FoodId, grams: Grams
     ) -> dict[str, Any] | ToolError:

@@ -23,6 +23,7 @@ from surefoot import (
     ToolError,
     ToolSet,
 )
+from surefoot.grounding import Grounded
 
 from .diet import register_diet_tools
 from .faults import Faults
@@ -42,6 +43,15 @@ MEASUREMENT_LIMITS: Final[dict[str, tuple[float, float]]] = {
 }
 """The accepted range of each measurement field, for the tools, the CLI, the web and import."""
 assert tuple(MEASUREMENT_LIMITS) == MEASUREMENT_FIELDS
+
+MEASUREMENT_GROUNDING: Final[dict[str, Grounded]] = {
+    "date": Grounded.date(),
+    "weight_kg": Grounded.number("kg"),
+    "body_fat_pct": Grounded.number("%"),
+    **{name: Grounded.number("cm") for name in MEASUREMENT_FIELDS if name.endswith("_cm")},
+}
+"""What write_measurement takes only from the person's words (surefoot's grounding): a value
+they did not say is asked back; one converted from theirs (lb, m, in) waits for their yes."""
 
 
 def _bounded(field: str) -> Any:
@@ -121,7 +131,13 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
             )
         return {"measurements": store.list_measurements(date_from, date_to)}
 
-    @tools.tool(effect="write", idempotent=True, atomic=True, describe=describe_measurement)
+    @tools.tool(
+        effect="write",
+        idempotent=True,
+        atomic=True,
+        describe=describe_measurement,
+        grounded=MEASUREMENT_GROUNDING,
+    )
     def write_measurement(
         ctx: ToolContext,
         date: CalendarDate,

@@ -3,9 +3,14 @@
 For each call, in order::
 
     lookup ─► parse ─► validate ─► (write: done in an earlier round? ─► already_done)
-        ─► (write: mint its key) ─► convergence guard ─► confirmed? ─► (write: claim the key)
-        ─► run the handler inside the boundary ─► check what it returned ─► outcome
-        ─► (write: settle the ledger, ``_settle.py``)
+        ─► (write: mint its key) ─► convergence guard ─► grounded? ─► confirmed?
+        ─► (write: claim the key) ─► run the handler inside the boundary
+        ─► check what it returned ─► outcome ─► (write: settle the ledger, ``_settle.py``)
+
+Grounding (``_grounding.py``) checks the arguments a tool declares ``grounded`` against the
+turn's ``user_texts``: one the person did not say is ``not_in_message``; one derived from
+their words (a conversion, a product) makes the call wait for their confirmation, exactly as
+a ``confirm=True`` write does.
 
 Nothing a handler raises — or returns that is not an outcome of plain JSON data — crosses this
 module: it is kept in the diagnostics and the caller gets a safe ``ToolError``. Calls after a
@@ -30,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
+from ._grounding import Derived, Missing, check
 from ._heartbeat import HEARTBEAT
 from ._ledger import Ledger, LedgerEntry, MemoryLedger, canonical_json, fingerprint, supplied_key
 from ._ledger import idempotency_key as make_key
@@ -53,12 +59,14 @@ Decision = Callable[[ToolCall, Tool], bool | None]
 class _Prepared:
     """A validated call; its canonical form is computed only when something needs it."""
 
-    __slots__ = ("_canonical", "_fingerprint", "args", "key", "tool")
+    __slots__ = ("_canonical", "_fingerprint", "args", "derived", "key", "tool")
 
     def __init__(self, tool: Tool, args: BaseModel) -> None:
         self.tool = tool
         self.args = args
         self.key: str | None = None
+        self.derived: tuple[Derived, ...] = ()
+        """Grounded values derived from the person's words: the call needs their yes."""
         self._canonical: str | None = None
         self._fingerprint: str | None = None
 
@@ -94,6 +102,8 @@ class PendingCall:
     key: str
     fingerprint: str
     arguments: dict[str, Any]
+    derived: tuple[Derived, ...] = ()
+    """Why a call that is no ``confirm`` write waits: values derived from the person's words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +175,7 @@ class Executor:
                 records.append(self._traced(refused))
             elif concurrent:
                 group.append((call, prepared))
-            elif prepared.tool.confirm and self._decision(call, prepared, state) is None:
+            elif _asks(prepared) and self._decision(call, prepared, state) is None:
                 return BatchResult(tuple(records), pending=self._pending(call, prepared))
             else:
                 records.append(await self._run_one(call, prepared, state))
@@ -240,8 +250,11 @@ class Executor:
 
     def _pending(self, call: ToolCall, prepared: _Prepared) -> PendingCall:
         assert prepared.key is not None  # confirm only applies to writes, which have keys
-        arguments = json.loads(prepared.canonical)
-        return PendingCall(call, prepared.key, prepared.fingerprint, arguments)
+        # what the person reads: the validated values of the arguments the call gave (an
+        # optional one it left out is not shown as null); the key binds the full identity
+        given = call.arguments or {}
+        arguments = {k: v for k, v in json.loads(prepared.canonical).items() if k in given}
+        return PendingCall(call, prepared.key, prepared.fingerprint, arguments, prepared.derived)
 
     def _finish(
         self,
@@ -319,7 +332,34 @@ class Executor:
             guard = state.guard(prepared.fingerprint, self._guard_limit)
             if guard is not None:
                 return guard
+        ungrounded = self._ground(prepared, state)
+        if ungrounded is not None:
+            state.note_failure(prepared.fingerprint, ungrounded)
+            return ungrounded
         return prepared
+
+    def _ground(self, prepared: _Prepared, state: TurnState) -> ToolError | None:
+        """``not_in_message`` if a grounded argument is not in the person's words; else None,
+        with the values derived from their words (if any) kept on ``prepared``. Read from
+        the turn's user texts only, so a resumed turn finds exactly what the live run found
+        (its key was minted before: a refused call takes its ordinal either way)."""
+        tool = prepared.tool
+        words = state.words() if tool.grounded else None
+        if words is None:
+            return None
+        verdict = check(tool.grounded, prepared.args.__dict__, words)
+        if not verdict.missing:
+            prepared.derived = verdict.derived
+            return None
+        lang = state.lang
+        details = tuple(_missing_detail(m, lang) for m in verdict.missing)
+        fields = ", ".join(m.field for m in verdict.missing)
+        return ToolError(
+            ErrorCode.NOT_IN_MESSAGE,
+            text(lang, "not_in_message", name=tool.name, fields=fields),
+            Recovery.CHOOSE_ALTERNATIVE,
+            details=details,
+        )
 
     def _refusal(self, call: ToolCall, refused: _Refused, lang: Lang) -> ToolError:
         if refused.details is None:
@@ -346,10 +386,9 @@ class Executor:
 
     async def _run_traced(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
         tool = prep.tool
-        if tool.confirm and self._decision(call, prep, state) is False:
-            denied = ToolError(
-                ErrorCode.DENIED, text(state.lang, "denied"), Recovery.CHOOSE_ALTERNATIVE
-            )
+        if _asks(prep) and self._decision(call, prep, state) is False:
+            why = "denied" if tool.confirm else "denied_derived"
+            denied = ToolError(ErrorCode.DENIED, text(state.lang, why), Recovery.CHOOSE_ALTERNATIVE)
             return self._finish(call, denied, state, prep, executed=False)
         ctx = ToolContext(call.call_id, tool.name, state.conversation_id, state.lang, app=self._app)
         if tool.effect == "read":
@@ -434,6 +473,27 @@ class Executor:
                 redact=self._redact,
             )
         )
+
+
+def _asks(prepared: _Prepared) -> bool:
+    """Whether the call runs only once a person says yes: a ``confirm`` write, or a write
+    with a grounded value derived from the person's words."""
+    return prepared.tool.confirm or bool(prepared.derived)
+
+
+def _missing_detail(missing: Missing, lang: Lang) -> Detail:
+    """One grounded argument the person did not give, in ``lang``."""
+    if missing.kind == "date":
+        problem, expected = text(lang, "grounding_no_date"), text(lang, "grounding_date_expected")
+    else:
+        unit = missing.unit
+        key = "grounding_number_expected" if unit else "grounding_any_expected"
+        expected = text(lang, key, unit=unit)
+        if missing.said is not None and unit is not None:
+            problem = text(lang, "grounding_other_unit", said=missing.said, unit=unit)
+        else:
+            problem = text(lang, "grounding_no_number")
+    return Detail(missing.field, problem, expected)
 
 
 def _stopped(state: TurnState) -> bool:

@@ -12,7 +12,8 @@ with a stop_turn end the turn without asking the model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import datetime as dt
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -110,6 +111,8 @@ class Agent:
             ``TurnResult.output``.
         output_retries: How often a final answer that does not validate is sent back for
             correction before the turn ends with ``invalid_output``.
+        today: The clock grounded dates count from ("hoy", "ayer"): called when a turn is
+            built or resumed (the local date if not given).
     """
 
     def __init__(
@@ -135,6 +138,7 @@ class Agent:
         max_tokens_per_turn: int | None = None,
         output_type: Any = None,
         output_retries: int = 2,
+        today: Callable[[], dt.date] | None = None,
     ) -> None:
         try:
             lang = coerce_lang(lang)
@@ -180,6 +184,7 @@ class Agent:
         self.specs = tools.specs()
         self.offer = offer
         self.max_tokens_per_turn = max_tokens_per_turn
+        self.today: Callable[[], dt.date] = today if today is not None else dt.date.today
         self.replies = Replies(tools, lang=lang, app_name=app_name, where_to_check=where_to_check)
         self._runner = TurnRunner(self)
 
@@ -205,7 +210,9 @@ class Agent:
             messages = self.journal.load(conversation_id)
             if unanswered(messages):
                 raise TurnPendingError(conversation_id)
-            turn = self._turn(conversation_id, held, messages, on_event, user_turns(messages))
+            turn = self._turn(
+                conversation_id, held, messages, on_event, user_turns(messages), said=user_text
+            )
             with self._traced_turn(turn) as trace:
                 self._runner.append(turn, UserMessage(user_text), model=self.model_ref)
                 result = await self._runner.rounds(turn)
@@ -411,9 +418,24 @@ class Agent:
         messages: list[Message],
         on_event: EventHandler | None,
         user_turn: int,
+        *,
+        said: str | None = None,
     ) -> Turn:
+        """The turn over ``messages`` as journaled (``said``: the user message about to be
+        appended). Its state carries the conversation's user texts, read from the journal,
+        so grounding reads the same words live and on resume."""
         decisions = self._decisions(conversation_id, user_turn)
-        state = TurnState(conversation_id, user_turn, lang=self.lang, decisions=decisions)
+        texts = [m.text for m in messages if isinstance(m, UserMessage)]
+        if said is not None:
+            texts.append(said)
+        state = TurnState(
+            conversation_id,
+            user_turn,
+            lang=self.lang,
+            decisions=decisions,
+            user_texts=tuple(texts),
+            today=self.today(),
+        )
         return Turn(conversation_id, lease, messages, state, on_event)
 
 

@@ -65,6 +65,9 @@ class ErrorCode(StrEnum):
     ALREADY_DONE = "already_done"
     """A write that already succeeded in this turn, asked for again with the same arguments
     in a later round: not run again; ``result`` carries what the first one returned."""
+    NOT_IN_MESSAGE = "not_in_message"
+    """A grounded argument the person did not say (or said in another unit): not run; the
+    model is to ask the person. ``details`` names each such field."""
 
 
 HARNESS_CODES: Final = frozenset(code.value for code in ErrorCode)

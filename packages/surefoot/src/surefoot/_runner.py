@@ -284,7 +284,11 @@ class TurnRunner:
                 arguments=call.arguments,
             )
         )
-        reply = text(self.agent.lang, "awaiting_confirmation", tool=call.call.name)
+        lang = self.agent.lang
+        reply = text(lang, "awaiting_confirmation", tool=call.call.name)
+        for derived in call.derived:  # why a write that is no confirm write waits
+            said, field, value = derived.said, derived.field, derived.value
+            reply += text(lang, "awaiting_derived", said=said, field=field, value=value)
         reply = self.replies.with_what_was_done(reply, [*turn.earlier, *turn.calls])
         await self._emit(turn, HarnessMessage(reply, "awaiting_confirmation"))
         pending = pending_of(approval)

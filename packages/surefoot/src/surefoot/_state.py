@@ -12,14 +12,17 @@
 
 Everything here is a function of the turn's calls, their rounds and their recorded outcomes,
 so ``Executor.replay`` rebuilds it from the journal and a resumed turn decides exactly as the
-live run did.
+live run did. ``user_texts`` (what grounding reads) comes from the journal too: the ``Agent``
+fills it from the conversation's user messages whenever it builds a turn, live or resumed.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._grounding import Words
 from ._outcome import ErrorCode, Recovery, ToolError
 from ._texts import Lang, text
 
@@ -45,6 +48,21 @@ class TurnState:
     """The batch being run: 1 for the turn's first response's calls, and so on."""
     done: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     """Writes that succeeded in this turn, by call identity: the round and the first result."""
+    user_texts: tuple[str, ...] | None = None
+    """What the person wrote in this conversation, oldest first, the current turn's message
+    last: what grounded arguments are checked against. None: the conversation is not known
+    here (an MCP server's calls, an executor run alone), and grounding checks nothing."""
+    today: dt.date | None = None
+    """The turn's date, that relative dates ("hoy", "ayer") count from."""
+    _words: Words | None = field(default=None, repr=False)
+
+    def words(self) -> Words | None:
+        """``user_texts`` read for grounding (once per turn), or None when not known."""
+        if self.user_texts is None:
+            return None
+        if self._words is None:
+            self._words = Words.read(self.user_texts, self.today)
+        return self._words
 
     def stop_if(self, error: ToolError) -> ToolError:
         """``error``, after stopping the turn if it says so."""

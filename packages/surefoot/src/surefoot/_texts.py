@@ -142,6 +142,25 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "en": "'{name}' was already done in this turn and was asked for yet again; it was not "
         "repeated and the turn stops.",
     },
+    "not_in_message": {
+        "es": "La persona no ha dicho este valor en la conversación ({fields}), así que "
+        "«{name}» no se ha ejecutado. No lo supongas ni lo calcules: pregúntaselo a la persona "
+        "en su idioma y vuelve a llamar con lo que diga.",
+        "pt": "A pessoa não disse este valor na conversa ({fields}), por isso «{name}» não "
+        "foi executada. Não o suponha nem o calcule: pergunte-o à pessoa na língua dela e "
+        "chame de novo com o que ela disser.",
+        "en": "The person did not say this value in the conversation ({fields}), so '{name}' "
+        "was not run. Do not guess or work it out: ask the person, in their language, and "
+        "call again with what they say.",
+    },
+    "denied_derived": {
+        "es": "La persona no ha confirmado el valor calculado a partir de sus palabras; no se "
+        "ha ejecutado. Pregúntale el valor en la unidad que pide la herramienta.",
+        "pt": "A pessoa não confirmou o valor calculado a partir das suas palavras; não foi "
+        "executada. Pergunte-lhe o valor na unidade que a ferramenta pede.",
+        "en": "The person did not confirm the value worked out from their words; it was not "
+        "run. Ask them for the value in the unit the tool takes.",
+    },
     "empty_answer_note": {
         "es": "Tu última respuesta estaba vacía. Responde ahora a la persona con un texto "
         "breve en español: qué se ha hecho en este turno o qué necesitas saber.",
@@ -301,6 +320,36 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "pt": "uma data de calendário YYYY-MM-DD",
         "en": "a calendar date YYYY-MM-DD",
     },
+    "grounding_no_number": {
+        "es": "la persona no ha escrito este número",
+        "pt": "a pessoa não escreveu este número",
+        "en": "the person did not write this number",
+    },
+    "grounding_other_unit": {
+        "es": "la persona escribió «{said}», que no está en {unit}",
+        "pt": "a pessoa escreveu «{said}», que não está em {unit}",
+        "en": "the person wrote '{said}', which is not in {unit}",
+    },
+    "grounding_number_expected": {
+        "es": "un número en {unit} que diga la persona (pregúntaselo)",
+        "pt": "um número em {unit} que a pessoa diga (pergunte-lhe)",
+        "en": "a number in {unit} the person says (ask them)",
+    },
+    "grounding_any_expected": {
+        "es": "un número que diga la persona (pregúntaselo)",
+        "pt": "um número que a pessoa diga (pergunte-lhe)",
+        "en": "a number the person says (ask them)",
+    },
+    "grounding_no_date": {
+        "es": "la persona no ha dado esta fecha",
+        "pt": "a pessoa não deu esta data",
+        "en": "the person did not give this date",
+    },
+    "grounding_date_expected": {
+        "es": "la fecha que diga la persona (pregúntale qué día)",
+        "pt": "a data que a pessoa disser (pergunte-lhe que dia)",
+        "en": "the date the person gives (ask them which day)",
+    },
     "arg_invalid": {
         "es": "el valor no es válido",
         "pt": "o valor não é válido",
@@ -420,6 +469,12 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "es": "¿Confirmas esta acción? {tool} con {arguments}",
         "pt": "Confirma esta ação? {tool} com {arguments}",
         "en": "Do you confirm this action? {tool} with {arguments}",
+    },
+    "awaiting_derived": {
+        "es": " Escribiste «{said}» y se usaría {field} = {value}: confírmalo solo si es correcto.",
+        "pt": " Escreveu «{said}» e seria usado {field} = {value}: confirme só se estiver correto.",
+        "en": " You wrote '{said}' and it would use {field} = {value}: confirm only if that "
+        "is right.",
     },
     "confirm_field": {
         "es": "Sí, hazlo",

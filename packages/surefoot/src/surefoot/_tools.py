@@ -31,7 +31,7 @@ import datetime as dt
 import functools
 import inspect
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
@@ -45,6 +45,7 @@ from typing import (
 )
 
 from ._exceptions import ConfigurationError
+from ._grounding import Grounded
 from ._messages import ToolSpec
 from ._outcome import Detail, Ok
 from ._returns import check_return_annotation
@@ -119,6 +120,9 @@ class Tool:
         describe: ``describe(data, lang)``: how a person reads what this write saved (the
             harness lists a turn's writes when it writes the reply itself); by default the
             tool's name and the data's top-level values.
+        grounded: The arguments that must come from the person's own words, by name
+            (``Grounded.number("kg")``, ``Grounded.date()``): checked against the
+            conversation's user messages before the handler runs (``_grounding``).
         wants_context: The handler takes a ``ToolContext`` first.
         is_async: The handler is a coroutine function.
     """
@@ -137,6 +141,7 @@ class Tool:
     reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None
     repeatable: bool = False
     describe: Describe | None = None
+    grounded: tuple[tuple[str, Grounded], ...] = ()
     wants_context: bool = False
     is_async: bool = False
 
@@ -154,9 +159,11 @@ class Tool:
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
         describe: Describe | None = None,
+        grounded: Mapping[str, Grounded] | None = None,
     ) -> Tool:
         """Declare a tool from a typed function (its parameters become the arguments; its
-        return annotation must be one the harness can send as JSON, or none)."""
+        return annotation must be one the harness can send as JSON, or none). ``grounded``
+        names the arguments of a write the person must have said (see ``ToolSet.tool``)."""
         if effect not in ("read", "write"):
             msg = f"effect must be 'read' or 'write', got {effect!r}"
             raise ConfigurationError(msg)
@@ -173,6 +180,7 @@ class Tool:
             raise ConfigurationError(msg)
         model, wants_context = _arguments_model(func, tool_name)
         check_return_annotation(func, tool_name)
+        checked = _grounded(grounded or {}, model, effect, tool_name)
         return cls(
             name=tool_name,
             description=doc,
@@ -185,6 +193,7 @@ class Tool:
             reconcile=reconcile,
             repeatable=repeatable,
             describe=describe,
+            grounded=checked,
             wants_context=wants_context,
             is_async=inspect.iscoroutinefunction(func),
         )
@@ -270,6 +279,25 @@ def _arguments_model(func: Callable[..., Any], tool_name: str) -> tuple[type[Bas
         **fields,
     )
     return model, wants_context
+
+
+def _grounded(
+    grounded: Mapping[str, Grounded], model: type[BaseModel], effect: Effect, tool_name: str
+) -> tuple[tuple[str, Grounded], ...]:
+    """``grounded`` as declared, checked: only a write (a derived value waits for a person's
+    confirmation, which only writes have), only its own arguments, only ``Grounded`` specs."""
+    if grounded and effect != "write":
+        msg = f"{tool_name}: grounded arguments only apply to writes"
+        raise ConfigurationError(msg)
+    for field in grounded:
+        spec: object = grounded[field]  # an untyped caller may pass anything
+        if field not in model.model_fields:
+            msg = f"{tool_name}: grounded names {field!r}, which is not one of its arguments"
+            raise ConfigurationError(msg)
+        if not isinstance(spec, Grounded):
+            msg = f"{tool_name}: grounded[{field!r}] must be Grounded.number(...) or .date()"
+            raise ConfigurationError(msg)
+    return tuple(grounded.items())
 
 
 def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -546,6 +574,7 @@ class ToolSet:
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
         describe: Describe | None = None,
+        grounded: Mapping[str, Grounded] | None = None,
     ) -> Callable[[Callable[..., Any]], Tool]: ...
 
     def tool(  # type: ignore[misc]  # mypy mis-reads the positional-only default here
@@ -562,8 +591,25 @@ class ToolSet:
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
         describe: Describe | None = None,
+        grounded: Mapping[str, Grounded] | None = None,
     ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-        """Decorator: declare ``func`` as a tool of this set (returns the ``Tool``)."""
+        """Decorator: declare ``func`` as a tool of this set (returns the ``Tool``).
+
+        ``grounded`` (writes only) names the arguments the person must have said, and how::
+
+            @tools.tool(effect="write", grounded={"weight_kg": Grounded.number("kg"),
+                                                  "date": Grounded.date()})
+
+        Before the handler runs, each given value is looked for in the conversation's user
+        messages: a number with that unit or none ("77,4 kg", "setenta y siete"), a date
+        the person gave ("2024-03-01", "30 de noviembre", "ayer"). A value they did not say,
+        or said in another unit ("220 g" for kg), comes back as ``not_in_message``
+        (``choose_alternative``: ask the person; ``details`` names the field) without
+        running; a value derived from theirs ("170 lb" as 77.1 kg, "2x150 g" as 300 g) waits
+        for their confirmation like ``confirm=True``. A value they typed exactly always
+        runs. Only turns of an ``Agent`` are checked (an ``Executor`` given no user texts,
+        such as an MCP server's, checks nothing). See ``docs/concepts/grounding.md``.
+        """
 
         def register(f: Callable[..., Any]) -> Tool:
             return self.add(
@@ -578,6 +624,7 @@ class ToolSet:
                     reconcile=reconcile,
                     repeatable=repeatable,
                     describe=describe,
+                    grounded=grounded,
                 )
             )
 

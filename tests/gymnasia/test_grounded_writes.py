@@ -1,0 +1,51 @@
+"""Gymnasia's writes opt into surefoot's grounding: write_measurement and add_meal_food take
+their numbers and dates only from the person's words."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+
+from gymnasia.app import open_coach
+from gymnasia.offline import OfflineModel
+from surefoot import ToolError
+from surefoot.testing import ScriptedModel, call, turn
+
+TODAY = dt.date(2024, 3, 10)
+
+
+def test_a_weight_the_person_wrote_in_grams_is_not_saved() -> None:
+    """ "220 g de arroz" is no weight: write_measurement(weight_kg=220) is not_in_message."""
+    arguments = {"date": "2024-03-10", "weight_kg": 220}
+    model = ScriptedModel([turn(call("write_measurement", arguments)), turn("¿Cuánto pesas?")])
+    coach = open_coach(db="sqlite:///:memory:", model=model, lang="es", today=TODAY)
+    try:
+        result = asyncio.run(coach.agent.run_turn("Hoy he comido 220 g de arroz"))
+        assert coach.store.read_measurement(TODAY) is None
+    finally:
+        coach.close()
+    outcome = result.calls[0].outcome
+    assert isinstance(outcome, ToolError)
+    assert outcome.code == "not_in_message"
+    assert [d.field for d in outcome.details] == ["weight_kg"]
+
+
+def test_the_offline_models_lb_conversion_waits_for_the_persons_yes() -> None:
+    """The offline model converts 172 lb to 78.02 kg like any model: the write waits for a
+    confirmation that names what the person wrote, and runs once approved."""
+    model = OfflineModel(lang="en", today=TODAY)
+    coach = open_coach(db="sqlite:///:memory:", model=model, lang="en", today=TODAY)
+    try:
+        paused = asyncio.run(coach.agent.run_turn("Save my weight: 172 lb on 2020-01-04"))
+        pending = paused.pending_confirmation
+        assert pending is not None
+        assert pending.arguments == {"date": "2020-01-04", "weight_kg": 78.02}
+        assert "172 lb" in paused.reply
+        assert coach.store.read_measurement(dt.date(2020, 1, 4)) is None
+        coach.agent.decide(pending.conversation_id, pending.id, approved=True)
+        asyncio.run(coach.agent.resume(pending.conversation_id))
+        saved = coach.store.read_measurement(dt.date(2020, 1, 4))
+    finally:
+        coach.close()
+    assert saved is not None
+    assert saved["weight_kg"] == 78.02
