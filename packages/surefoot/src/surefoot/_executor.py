@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
-from ._grounding import Derived, Missing, check
+from ._grounding import Derived, check, refusal
 from ._heartbeat import HEARTBEAT
 from ._ledger import Ledger, LedgerEntry, MemoryLedger, canonical_json, fingerprint, supplied_key
 from ._ledger import idempotency_key as make_key
@@ -144,11 +144,8 @@ class Executor:
     def reconcile(
         self, *, conversation_id: str | None = None, lang: Lang = "en", orphaned: bool = False
     ) -> list[LedgerEntry]:
-        """Settle unconfirmed writes: expired ``pending`` become ``unknown`` (all ``pending``
-        ones when ``orphaned``: the conversation's last writer is known to be dead), then each
-        ``unknown`` is decided by the ledger (atomic writes) or the tool's ``reconcile`` hook.
-        Writes nobody can decide stay ``unknown``. Nothing is run again. Returns the entries
-        as they now are."""
+        """Settle unconfirmed writes (``Settler.reconcile``); nothing is run again. Returns
+        the entries as they now are."""
         return self.settler.reconcile(conversation_id=conversation_id, lang=lang, orphaned=orphaned)
 
     # -- batches ---------------------------------------------------------------------------
@@ -166,7 +163,7 @@ class Executor:
                 records.extend(await self._flush(group, state))
             if _stopped(state):  # checked before preparing: a skipped call takes no ordinal
                 records.extend(await self._flush(group, state))
-                records.append(self._traced(self._not_executed(call, state)))
+                records.append(self._traced(_not_executed(call, state)))
                 continue
             prepared = self._prepare(call, state)
             if isinstance(prepared, ToolError):
@@ -235,12 +232,6 @@ class Executor:
         ) as trace:
             trace.finished(record, self.ledger)
         return record
-
-    def _not_executed(self, call: ToolCall, state: TurnState) -> CallRecord:
-        error = ToolError(
-            ErrorCode.NOT_EXECUTED, text(state.lang, "not_executed"), Recovery.STOP_TURN
-        )
-        return CallRecord(call, error, executed=False)
 
     def _decision(self, call: ToolCall, prepared: _Prepared, state: TurnState) -> bool | None:
         """A person's decision on exactly this call (by its key, never by its call id, which
@@ -351,15 +342,7 @@ class Executor:
         if not verdict.missing:
             prepared.derived = verdict.derived
             return None
-        lang = state.lang
-        details = tuple(_missing_detail(m, lang) for m in verdict.missing)
-        fields = ", ".join(m.field for m in verdict.missing)
-        return ToolError(
-            ErrorCode.NOT_IN_MESSAGE,
-            text(lang, "not_in_message", name=tool.name, fields=fields),
-            Recovery.CHOOSE_ALTERNATIVE,
-            details=details,
-        )
+        return refusal(tool.name, verdict.missing, state.lang)
 
     def _refusal(self, call: ToolCall, refused: _Refused, lang: Lang) -> ToolError:
         if refused.details is None:
@@ -475,25 +458,15 @@ class Executor:
         )
 
 
+def _not_executed(call: ToolCall, state: TurnState) -> CallRecord:
+    error = ToolError(ErrorCode.NOT_EXECUTED, text(state.lang, "not_executed"), Recovery.STOP_TURN)
+    return CallRecord(call, error, executed=False)
+
+
 def _asks(prepared: _Prepared) -> bool:
     """Whether the call runs only once a person says yes: a ``confirm`` write, or a write
     with a grounded value derived from the person's words."""
     return prepared.tool.confirm or bool(prepared.derived)
-
-
-def _missing_detail(missing: Missing, lang: Lang) -> Detail:
-    """One grounded argument the person did not give, in ``lang``."""
-    if missing.kind == "date":
-        problem, expected = text(lang, "grounding_no_date"), text(lang, "grounding_date_expected")
-    else:
-        unit = missing.unit
-        key = "grounding_number_expected" if unit else "grounding_any_expected"
-        expected = text(lang, key, unit=unit)
-        if missing.said is not None and unit is not None:
-            problem = text(lang, "grounding_other_unit", said=missing.said, unit=unit)
-        else:
-            problem = text(lang, "grounding_no_number")
-    return Detail(missing.field, problem, expected)
 
 
 def _stopped(state: TurnState) -> bool:

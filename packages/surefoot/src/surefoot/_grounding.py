@@ -38,6 +38,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Final, Literal
 
 from ._exceptions import ConfigurationError
+from ._outcome import Detail, ErrorCode, Recovery, ToolError
+from ._texts import Lang, text
 
 # -- units ---------------------------------------------------------------------------------
 
@@ -539,3 +541,29 @@ def _arithmetic(
                 if first is not None and second is not None and first + second == value:
                     return both(a, b, "+")
     return None
+
+
+def refusal(tool: str, missing: Sequence[Missing], lang: Lang) -> ToolError:
+    """``not_in_message`` for the grounded arguments of ``tool`` the person did not give."""
+    fields = ", ".join(m.field for m in missing)
+    return ToolError(
+        ErrorCode.NOT_IN_MESSAGE,
+        text(lang, "not_in_message", name=tool, fields=fields),
+        Recovery.CHOOSE_ALTERNATIVE,
+        details=tuple(_missing_detail(m, lang) for m in missing),
+    )
+
+
+def _missing_detail(missing: Missing, lang: Lang) -> Detail:
+    """One grounded argument the person did not give, in ``lang``."""
+    if missing.kind == "date":
+        problem, expected = text(lang, "grounding_no_date"), text(lang, "grounding_date_expected")
+    else:
+        unit = missing.unit
+        key = "grounding_number_expected" if unit else "grounding_any_expected"
+        expected = text(lang, key, unit=unit)
+        if missing.said is not None and unit is not None:
+            problem = text(lang, "grounding_other_unit", said=missing.said, unit=unit)
+        else:
+            problem = text(lang, "grounding_no_number")
+    return Detail(missing.field, problem, expected)

@@ -25,8 +25,6 @@ from ._ids import random_hex
 from ._journal import Approval, Journal, Lease, MemoryJournal, ModelRef
 from ._ledger import Ledger, LedgerEntry, LedgerState, MemoryLedger
 from ._messages import (
-    AssistantMessage,
-    HarnessNote,
     Message,
     ToolCall,
     ToolResult,
@@ -35,7 +33,6 @@ from ._messages import (
 )
 from ._model import Model
 from ._output import OutputSpec
-from ._records import CallRecord
 from ._replies import Replies, WhereToCheck
 from ._result import PendingConfirmation, StopReason, TurnResult
 from ._runner import (
@@ -44,13 +41,12 @@ from ._runner import (
     Turn,
     TurnEvent,
     TurnRunner,
-    current_turn,
     finished,
-    pending_of,
-    rounds_before_last,
+    rebuild,
     turn_history,
     unanswered,
     user_turns,
+    waiting_call,
 )
 from ._sql import SqlJournal, SqlLedger
 from ._state import TurnState
@@ -302,19 +298,7 @@ class Agent:
 
     def pending_confirmation(self, conversation_id: str) -> PendingConfirmation | None:
         """The call of this conversation waiting for a decision, if any."""
-        messages = self.journal.load(conversation_id)
-        if not unanswered(messages):
-            return None
-        last = messages[-1]
-        assert isinstance(last, AssistantMessage)
-        waiting = {(c.call_id, c.name) for c in last.tool_calls}
-        user_turn = user_turns(messages) - 1
-        for approval in self.journal.approvals(
-            conversation_id=conversation_id, user_turn=user_turn, decided=False
-        ):
-            if (approval.call_id, approval.tool) in waiting:
-                return pending_of(approval)
-        return None
+        return waiting_call(self.journal, conversation_id)
 
     def approval(self, conversation_id: str, approval: str) -> Approval | None:
         """The approval ``approval`` of this conversation (decided or not), if it exists."""
@@ -386,20 +370,8 @@ class Agent:
     def _rebuild(
         self, turn: Turn, history: Sequence[Sequence[tuple[ToolCall, ToolResult]]]
     ) -> None:
-        """Bring a resumed turn's state to where the live run stood: the executor's keys,
-        guard and repeat rule from the journaled rounds, the rounds already used, whether the
-        model was already asked again after an empty answer."""
-        batches = [[(call, result.outcome) for call, result in batch] for batch in history]
-        self.executor.replay(turn.state, batches)
-        turn.rounds = rounds_before_last(turn.messages)
-        turn.earlier = [
-            CallRecord(call, result.outcome, result.executed, result.key)
-            for batch in history
-            for call, result in batch
-        ]
-        notes = [m for m in current_turn(turn.messages) if isinstance(m, HarnessNote)]
-        turn.reasked = any(n.reason == "empty_answer" for n in notes)
-        turn.corrections = sum(n.reason == "invalid_output" for n in notes)
+        """Bring a resumed turn's state to where the live run stood (``rebuild``)."""
+        rebuild(turn, history, self.executor)
 
     def _decisions(self, conversation_id: str, user_turn: int) -> dict[str, bool]:
         """The decisions people made in this user turn, by the key of the call decided."""

@@ -482,3 +482,39 @@ def rounds_before_last(messages: Sequence[Message]) -> int:
 def user_turns(messages: Sequence[Message]) -> int:
     """How many user messages the conversation has."""
     return sum(1 for m in messages if isinstance(m, UserMessage))
+
+
+def rebuild(
+    turn: Turn, history: Sequence[Sequence[tuple[ToolCall, ToolResult]]], executor: Executor
+) -> None:
+    """Bring a resumed turn's state to where the live run stood: the executor's keys, guard
+    and repeat rule from the journaled rounds, the rounds already used, the calls already
+    made, whether the model was already asked again (an empty answer, a bad output)."""
+    batches = [[(call, result.outcome) for call, result in batch] for batch in history]
+    executor.replay(turn.state, batches)
+    turn.rounds = rounds_before_last(turn.messages)
+    turn.earlier = [
+        CallRecord(call, result.outcome, result.executed, result.key)
+        for batch in history
+        for call, result in batch
+    ]
+    notes = [m for m in current_turn(turn.messages) if isinstance(m, HarnessNote)]
+    turn.reasked = any(n.reason == "empty_answer" for n in notes)
+    turn.corrections = sum(n.reason == "invalid_output" for n in notes)
+
+
+def waiting_call(journal: Journal, conversation_id: str) -> PendingConfirmation | None:
+    """The call of ``conversation_id`` waiting for a person's decision, if any."""
+    messages = journal.load(conversation_id)
+    if not unanswered(messages):
+        return None
+    last = messages[-1]
+    assert isinstance(last, AssistantMessage)
+    waiting = {(c.call_id, c.name) for c in last.tool_calls}
+    user_turn = user_turns(messages) - 1
+    for approval in journal.approvals(
+        conversation_id=conversation_id, user_turn=user_turn, decided=False
+    ):
+        if (approval.call_id, approval.tool) in waiting:
+            return pending_of(approval)
+    return None
