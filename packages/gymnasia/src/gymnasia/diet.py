@@ -153,7 +153,7 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
         faults.on_read(ctx.tool)
         return logged_meal(store, date, meal, ctx.lang)
 
-    @tools.tool(effect="write", atomic=True)
+    @tools.tool(effect="write", destructive=False, atomic=True)
     def add_meal_food(
         ctx: ToolContext, date: CalendarDate, meal: Meal, food_id: FoodId, grams: Grams
     ) -> dict[str, Any] | ToolError:
