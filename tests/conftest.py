@@ -88,3 +88,55 @@ def artifacts_dir() -> Path:
     """Where tests write screenshots and reports (kept after the run)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+INSPECTOR_VERSION = "0.15.0"
+"""The MCP Inspector the interop tests drive: the newest release that runs on Node 20 (0.16
+and later need Node 22)."""
+INSPECTOR_CACHE = (
+    Path(os.environ.get("SUREFOOT_TEST_CACHE", Path.home() / ".cache" / "surefoot-tests"))
+    / f"mcp-inspector-{INSPECTOR_VERSION}"
+)
+
+
+def _inspector_reason(cache: Path, bin_path: Path) -> str | None:
+    """Install the pinned Inspector into ``cache`` unless it is there; why it is not."""
+    if bin_path.exists():
+        return None
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        return "node and npm are not on PATH"
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(cache),
+                "--no-audit",
+                "--no-fund",
+                f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return "npm install took more than 300 s"
+    if proc.returncode != 0 or not bin_path.exists():
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return f"npm install failed: {tail[0]}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def mcp_inspector() -> Path:
+    """The MCP Inspector's launcher, installed once with npm into a cache directory (fails
+    under CI=true when Node or the registry is unavailable)."""
+    bin_path = INSPECTOR_CACHE / "node_modules" / ".bin" / "mcp-inspector"
+    reason = _inspector_reason(INSPECTOR_CACHE, bin_path)
+    _require(reason is None, f"MCP Inspector {INSPECTOR_VERSION}", reason or "")
+    return bin_path

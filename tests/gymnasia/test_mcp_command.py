@@ -5,6 +5,7 @@ gives, on the same kind of database, through the same ledger."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -73,7 +74,9 @@ def mcp_server(db: Path, transport: str, *extra: str) -> Iterator[Any]:
     """What to hand ``mcp.Client`` for ``gymnasia mcp`` on ``db`` over ``transport``."""
     args = ["-m", "gymnasia", "mcp", "--db", str(db), "--lang", "en", *extra]
     if transport == "stdio":
-        yield StdioServerParameters(command=sys.executable, args=args)
+        # the whole environment (the SDK passes only a few variables): PYTHONPATH included, the
+        # server imports the gymnasia under test, not whichever is installed
+        yield StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
         return
     port = _free_port()
     proc = subprocess.Popen(

@@ -5,9 +5,11 @@ line to ``CALLS_FILE``, so a test counts how often a handler really ran; the led
 file beside it, so every server process on that file shares it. Without ``--http`` it
 serves stdio; with it, Streamable HTTP on a free 127.0.0.1 port, printed as ``PORT <n>``.
 
-* ``read_weight(date)`` — a read: 2020-01-01 holds 76 kg, every other date is ``not_found``.
-* ``save_weight(date, kg)`` — an idempotent write (an upsert by date).
-* ``add_entry(text)`` — a write that is not idempotent (each run adds one entry).
+* ``read_weight(date)`` — a read: 2020-01-01 holds 76 kg, every other date is ``not_found``;
+  it returns a dataclass, so its output schema is a real one.
+* ``save_weight(date, kg)`` — an idempotent write (an upsert by date: destructive).
+* ``add_entry(text)`` — a write that is not idempotent (each run adds one entry), declared
+  additive, with a title of its own.
 * ``clear_entries()`` — a write a person must confirm.
 * ``post_message(text)`` — a write that reaches the world outside the app.
 """
@@ -15,9 +17,11 @@ serves stdio; with it, Streamable HTTP on a free 127.0.0.1 port, printed as ``PO
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import socket
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +30,14 @@ from surefoot.executor import Executor
 from surefoot.mcp import ToolServer
 
 OPEN_WORLD = ("post_message",)
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """One saved weight."""
+
+    date: dt.date
+    weight_kg: float
 
 
 def build(calls: Path) -> ToolSet:
@@ -37,22 +49,22 @@ def build(calls: Path) -> ToolSet:
             out.write(json.dumps({"tool": name, "arguments": arguments}) + "\n")
 
     @tools.tool
-    def read_weight(date: CalendarDate) -> dict[str, Any] | ToolError:
+    def read_weight(date: CalendarDate) -> Weighed | ToolError:
         """Read the weight saved for one calendar date."""
         ran("read_weight", date=date.isoformat())
         if date.isoformat() != "2020-01-01":
             return ToolError(
                 "not_found", f"No weight is saved for {date}.", Recovery.CHOOSE_ALTERNATIVE
             )
-        return {"date": "2020-01-01", "weight_kg": 76.0}
+        return Weighed(date, 76.0)
 
     @tools.tool(effect="write", idempotent=True)
-    def save_weight(date: CalendarDate, kg: float) -> dict[str, Any]:
+    def save_weight(date: CalendarDate, kg: float) -> Weighed:
         """Save the weight of one calendar date (replaces what that date held)."""
         ran("save_weight", date=date.isoformat(), kg=kg)
-        return {"date": date.isoformat(), "weight_kg": kg}
+        return Weighed(date, kg)
 
-    @tools.tool(effect="write")
+    @tools.tool(effect="write", destructive=False, title="Add a diary entry")
     def add_entry(text: str) -> dict[str, Any]:
         """Add one entry to the diary."""
         ran("add_entry", text=text)

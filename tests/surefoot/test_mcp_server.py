@@ -7,8 +7,10 @@ a file: the tests count real effects there, not what the server says about them.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -18,9 +20,10 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
 
-from surefoot.mcp import IDEMPOTENCY_KEY
+from surefoot.mcp import ERROR_SCHEMA, IDEMPOTENCY_KEY
 
 APP = Path(__file__).parent / "mcp_weights_app.py"
 TIMEOUT = 30.0
@@ -91,7 +94,11 @@ def connect(
 ) -> tuple[Connect, Path]:
     """A way to open a client on the app over one transport, and that app's calls file."""
     if request.param == "stdio":
-        params = StdioServerParameters(command=sys.executable, args=[str(APP), str(calls)])
+        # the whole environment: the SDK passes only a few variables, and without PYTHONPATH
+        # the server would import whichever surefoot is installed, not the one under test
+        params = StdioServerParameters(
+            command=sys.executable, args=[str(APP), str(calls)], env=dict(os.environ)
+        )
 
         def open_stdio(**options: Any) -> Client:
             return Client(params, read_timeout_seconds=TIMEOUT, **options)
@@ -124,8 +131,9 @@ async def _list(open_client: Connect) -> dict[str, types.Tool]:
 
 
 def test_tools_are_listed_with_honest_annotations(connect: tuple[Connect, Path]) -> None:
-    """Each tool's annotations follow its declared effect; the input schema is the one the
-    argument model generates; open-world is only what the app says reaches outside."""
+    """Each tool's annotations follow its declaration (a write is destructive unless declared
+    additive, an idempotent upsert included); the input schema is the one the argument model
+    generates; open-world is only what the app says reaches outside."""
     open_client, _ = connect
     tools = anyio.run(_list, open_client)
     assert set(tools) == {
@@ -147,8 +155,8 @@ def test_tools_are_listed_with_honest_annotations(connect: tuple[Connect, Path])
     }
     assert hints == {
         "read_weight": (True, False, True, False),
-        "save_weight": (False, False, True, False),
-        "add_entry": (False, True, False, False),
+        "save_weight": (False, True, True, False),
+        "add_entry": (False, False, False, False),
         "clear_entries": (False, True, False, False),
         "post_message": (False, True, False, True),
     }
@@ -156,7 +164,40 @@ def test_tools_are_listed_with_honest_annotations(connect: tuple[Connect, Path])
     assert read["required"] == ["date"]
     assert read["additionalProperties"] is False
     assert tools["save_weight"].input_schema["properties"]["kg"]["type"] == "number"
-    assert all(t.output_schema == {"type": "object"} for t in tools.values())
+
+
+def test_every_tool_has_a_title(connect: tuple[Connect, Path]) -> None:
+    """A declared title is listed as it is; the others are made from the name (on the tool
+    and in its annotations)."""
+    open_client, _ = connect
+    tools = anyio.run(_list, open_client)
+    titles = {name: t.title for name, t in tools.items()}
+    assert titles == {
+        "read_weight": "Read weight",
+        "save_weight": "Save weight",
+        "add_entry": "Add a diary entry",
+        "clear_entries": "Clear entries",
+        "post_message": "Post message",
+    }
+    assert all(t.annotations and t.annotations.title == t.title for t in tools.values())
+
+
+def test_output_schemas_describe_the_result_or_the_error(connect: tuple[Connect, Path]) -> None:
+    """Every input and output schema is valid draft 2020-12; an output schema is the
+    result's (from the return annotation) or the error envelope, and a real one refuses
+    what the tool never returns."""
+    open_client, _ = connect
+    tools = anyio.run(_list, open_client)
+    for tool in tools.values():
+        Draft202012Validator.check_schema(tool.input_schema)
+        assert tool.output_schema is not None
+        Draft202012Validator.check_schema(tool.output_schema)
+        assert tool.output_schema["type"] == "object"
+        assert ERROR_SCHEMA in tool.output_schema["anyOf"]
+    weighed = Draft202012Validator(tools["read_weight"].output_schema)
+    assert weighed.is_valid({"date": "2020-01-01", "weight_kg": 76.0})
+    assert not weighed.is_valid({"date": "2020-01-01"})
+    assert not weighed.is_valid({"error": {"code": "not_found"}})
 
 
 async def _read_both(open_client: Connect) -> tuple[types.CallToolResult, types.CallToolResult]:
@@ -183,12 +224,40 @@ def test_not_found_is_an_error_with_the_envelope_then_the_fallback_succeeds(
             "details": [],
         }
     }
-    assert [c.text for c in missing.content if isinstance(c, types.TextContent)] == [
-        "No weight is saved for 2020-01-02."
-    ]
+    [text] = [c.text for c in missing.content if isinstance(c, types.TextContent)]
+    assert json.loads(text) == missing.structured_content  # code, recovery, details too
     assert found.is_error is False
     assert found.structured_content == {"date": "2020-01-01", "weight_kg": 76.0}
     assert json.loads(found.content[0].text) == found.structured_content  # type: ignore[union-attr]
+
+
+async def _every_kind_of_result(
+    open_client: Connect,
+) -> tuple[dict[str, types.Tool], list[tuple[str, types.CallToolResult]]]:
+    async with bounded(open_client()) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("read_weight", {"date": "2020-01-01"}),
+            ("read_weight", {"date": "2020-01-02"}),
+            ("save_weight", {"date": "2020-01-01", "kg": "76kg"}),
+            ("save_weight", {"date": "2020-01-03", "kg": 77.5}),
+            ("clear_entries", {}),
+        ]
+        return listed, [(name, await client.call_tool(name, args)) for name, args in calls]
+
+
+def test_every_structured_content_satisfies_the_output_schema(
+    connect: tuple[Connect, Path],
+) -> None:
+    """Successes and errors alike match their tool's output schema (the TypeScript SDK, and
+    so the MCP Inspector, checks errors too); an error's text is its envelope as JSON."""
+    open_client, _ = connect
+    listed, results = anyio.run(_every_kind_of_result, open_client)
+    assert [r.is_error for _, r in results] == [False, True, True, False, True]
+    for name, result in results:
+        Draft202012Validator(listed[name].output_schema).validate(result.structured_content)
+        [text] = [c.text for c in result.content if isinstance(c, types.TextContent)]
+        assert json.loads(text) == result.structured_content
 
 
 async def _invalid(open_client: Connect) -> types.CallToolResult:
@@ -327,3 +396,106 @@ def test_an_approved_write_runs_once(
     assert [r.structured_content for r in results] == [{"cleared": True}] * 2
     assert len(asked) == 1
     assert len(handler_runs(calls, "clear_entries")) - before == 1
+
+
+# -- malformed requests --------------------------------------------------------------------
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+# (the tools/call params, the problems the error must name)
+MALFORMED: list[tuple[Any, list[dict[str, str]]]] = [
+    ({"arguments": {}}, [{"field": "params.name", "problem": "is required"}]),
+    (
+        {"name": "read_weight", "arguments": "2020-01-01"},
+        [{"field": "params.arguments", "problem": "must be an object"}],
+    ),
+    ({"name": 7}, [{"field": "params.name", "problem": "must be a string"}]),
+]
+
+
+def _raw_stdio(calls: Path, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each request's JSON-RPC response from the app over stdio, after the handshake (each
+    read before the next is sent)."""
+    proc = subprocess.Popen(
+        [sys.executable, str(APP), str(calls)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    answers = []
+    watchdog = threading.Timer(TIMEOUT, proc.kill)  # a server that never answers ends
+    watchdog.start()
+    try:
+        messages: list[dict[str, Any]] = [INITIALIZE, INITIALIZED, *requests]
+        for message in messages:
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            if "id" in message:
+                answers.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=TIMEOUT)
+        watchdog.cancel()
+        proc.stdout.close()
+    return answers[1:]
+
+
+def _raw_http(url: str, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each request's JSON-RPC response from the app over Streamable HTTP."""
+    import httpx
+
+    headers = {"accept": "application/json, text/event-stream"}
+
+    def post(client: httpx.Client, message: dict[str, Any]) -> Any:
+        response = client.post(url, json=message, headers=headers, timeout=TIMEOUT)
+        if "id" not in message:
+            return None
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            data = [ln[5:] for ln in response.text.splitlines() if ln.startswith("data:")]
+            return json.loads(data[-1])
+        return response.json()
+
+    with httpx.Client() as client:
+        first = client.post(url, json=INITIALIZE, headers=headers, timeout=TIMEOUT)
+        headers["mcp-session-id"] = first.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = "2025-06-18"
+        post(client, INITIALIZED)
+        return [post(client, message) for message in requests]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_malformed_request_says_what_is_wrong_in_the_protocols_terms(
+    transport: str, calls: Path, http_server: tuple[str, Path]
+) -> None:
+    """A ``tools/call`` whose params the protocol refuses is ``invalid params`` naming each
+    field and what it must be, with none of pydantic's text; nothing runs."""
+    requests = [
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}
+        for n, (params, _) in enumerate(MALFORMED, start=1)
+    ]
+    url, http_calls = http_server
+    before = len(handler_runs(http_calls))
+    answers = _raw_stdio(calls, requests) if transport == "stdio" else _raw_http(url, requests)
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    for answer, (_, problems) in zip(answers, MALFORMED, strict=True):
+        error = answer["error"]
+        assert error["code"] == types.INVALID_PARAMS
+        assert error["data"] == {"problems": problems}
+        said = "; ".join(f"{p['field']} {p['problem']}" for p in problems)
+        assert error["message"] == f"Invalid request parameters for tools/call: {said}"
+        for internal in ("Input should", "valid dictionary", "pydantic", "CallToolRequestParams"):
+            assert internal not in json.dumps(error)
+    assert handler_runs(calls) == []
+    assert len(handler_runs(http_calls)) == before

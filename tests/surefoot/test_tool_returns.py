@@ -27,6 +27,7 @@ from typing import (
 )
 
 import pytest
+from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, RootModel
 
 from surefoot import Agent, ConfigurationError, Ok, Recovery, Tool, ToolError, ToolSet
@@ -156,6 +157,62 @@ def test_a_supported_return_annotation_comes_back_as_its_json_data(case: str) ->
     outcome = _run(Tool.from_function(_handler(annotation, value)))
     assert outcome == Ok(expected)
     assert to_wire(outcome) == expected
+
+
+@pytest.mark.parametrize("case", sorted(SUPPORTED))
+def test_the_result_schema_is_valid_and_describes_the_data(case: str) -> None:
+    """Each supported annotation's result schema is a valid draft 2020-12 schema that the
+    data the tool returns (wrapped when it is not an object, as the test above runs it)
+    satisfies."""
+    annotation, value, expected = SUPPORTED[case]
+    tool = Tool.from_function(_handler(annotation, value))
+    schema = tool.result_schema()
+    Draft202012Validator.check_schema(schema)
+    assert schema.get("type") == "object"
+    Draft202012Validator(schema).validate(expected)
+
+
+# (annotation, data a handler of that annotation never yields)
+NOT_THE_DATA: dict[str, tuple[Any, dict[str, Any]]] = {
+    "str": (str, {"result": 3}),
+    "list-str": (list[str], {"result": ["a", 1]}),
+    "str-unwrapped": (list[str], {"items": ["a"]}),
+    "model": (Reading, {"day": "2026-03-01"}),
+    "model-or-error": (Reading | ToolError, {"result": None}),
+    "optional-model": (Reading | None, {"result": 1}),
+    "dataclass": (Session, {"day": "2026-03-02"}),
+    "literal": (Literal["low", "high"], {"result": "mid"}),
+    "dict-of-int": (dict[str, int], {"a": "1"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_THE_DATA))
+def test_the_result_schema_refuses_data_of_another_shape(case: str) -> None:
+    """A result schema says more than "an object": data the annotation rules out fails it."""
+    annotation, data = NOT_THE_DATA[case]
+    schema = Tool.from_function(_handler(annotation, None)).result_schema()
+    assert not Draft202012Validator(schema).is_valid(data)
+
+
+def test_an_optional_model_is_the_model_or_the_wrapped_null() -> None:
+    """``Reading | None`` is either the model's object or ``{"result": null}``, the way
+    ``outcome_of`` wraps None; the model's nested definitions stay at the top."""
+    schema = Tool.from_function(_handler(list[Reading] | None, None)).result_schema()
+    assert [branch["properties"]["result"] for branch in schema["anyOf"]] == [
+        {"type": "array", "items": {"$ref": "#/$defs/Reading"}},
+        {"type": "null"},
+    ]
+    assert set(schema["$defs"]) == {"Reading"}
+    valid = Draft202012Validator(schema)
+    assert valid.is_valid({"result": [READING_DATA]})
+    assert valid.is_valid({"result": None})
+
+
+@pytest.mark.parametrize("annotation", [..., Any, Ok, Ok | ToolError, dict[str, Any] | ToolError])
+def test_an_open_result_is_described_as_an_object(annotation: Any) -> None:
+    """No annotation, ``Any`` or an ``Ok`` say only "an object"; ``ToolError`` adds nothing."""
+    schema = Tool.from_function(_handler(annotation, None)).result_schema()
+    assert schema in ({"type": "object"}, {"type": "object", "additionalProperties": True})
 
 
 def test_a_returned_tool_error_is_the_outcome() -> None:

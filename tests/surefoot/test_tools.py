@@ -514,14 +514,26 @@ def test_toolset_keeps_declaration_order_and_returns_tools() -> None:
     ("options", "expected"),
     [
         ({"effect": "read"}, (True, True, False)),
-        ({"effect": "write", "idempotent": True}, (False, True, False)),
+        ({"effect": "write", "idempotent": True}, (False, True, True)),
+        ({"effect": "write", "idempotent": True, "destructive": False}, (False, True, False)),
         ({"effect": "write"}, (False, False, True)),
+        ({"effect": "write", "destructive": True}, (False, False, True)),
+        ({"effect": "write", "destructive": False}, (False, False, False)),
         ({"effect": "write", "confirm": True}, (False, False, True)),
     ],
-    ids=["read", "idempotent-write", "write", "confirm-write"],
+    ids=[
+        "read",
+        "idempotent-upsert",
+        "idempotent-additive",
+        "write",
+        "declared-destructive",
+        "additive-write",
+        "confirm-write",
+    ],
 )
 def test_mcp_annotations(options: dict[str, Any], expected: tuple[bool, bool, bool]) -> None:
-    """Effects map one-to-one onto readOnlyHint / idempotentHint / destructiveHint."""
+    """Effects map onto readOnlyHint / idempotentHint / destructiveHint: every write is
+    destructive unless declared ``destructive=False``, an idempotent one included."""
 
     @_documented
     def tool() -> dict[str, Any]:
@@ -530,6 +542,49 @@ def test_mcp_annotations(options: dict[str, Any], expected: tuple[bool, bool, bo
     hints = Tool.from_function(tool, **options).annotations
     assert (hints["readOnlyHint"], hints["idempotentHint"], hints["destructiveHint"]) == expected
     assert set(hints) == {"readOnlyHint", "idempotentHint", "destructiveHint"}
+
+
+@pytest.mark.parametrize("destructive", [True, False])
+def test_destructive_is_refused_on_a_read(destructive: bool) -> None:
+    """A read changes nothing: declaring it destructive or not is a configuration error."""
+
+    @_documented
+    def tool() -> dict[str, Any]:
+        return {}
+
+    with pytest.raises(ConfigurationError, match="destructive"):
+        Tool.from_function(tool, effect="read", destructive=destructive)
+
+
+def test_a_title_is_declared_or_made_from_the_name() -> None:
+    """``title=`` is kept; without it the name becomes a sentence-case title."""
+    tools = ToolSet()
+
+    @tools.tool(effect="write", title="Log a food in a meal", destructive=False)
+    @_documented
+    def add_meal_food() -> dict[str, Any]:
+        return {}
+
+    @tools.tool
+    @_documented
+    def read_measurement() -> dict[str, Any]:
+        return {}
+
+    assert [t.human_title for t in tools] == ["Log a food in a meal", "Read measurement"]
+    assert [t.title for t in tools] == ["Log a food in a meal", None]
+    assert tools.get("add_meal_food") is not None
+    assert tools.get("add_meal_food").destructive is False  # type: ignore[union-attr]
+
+
+def test_an_empty_title_is_refused() -> None:
+    """A blank title would show nothing to the person choosing the tool."""
+
+    @_documented
+    def tool() -> dict[str, Any]:
+        return {}
+
+    with pytest.raises(ConfigurationError, match="title"):
+        Tool.from_function(tool, title="  ")
 
 
 def test_reconcile_hook_is_kept_on_the_tool() -> None:

@@ -157,6 +157,7 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
     # grams and date only from the person's words: "0,25 kg" logged as 250 g waits for a yes
     @tools.tool(
         effect="write",
+        destructive=False,
         atomic=True,
         grounded={"grams": Grounded.number("g"), "date": Grounded.date()},
     )

@@ -93,7 +93,7 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
         faults.on_read(ctx.tool)
         return {"routines": [routine_json(r, ctx.lang) for r in store.routines()]}
 
-    @tools.tool(effect="write", atomic=True)
+    @tools.tool(effect="write", destructive=False, atomic=True)
     def create_routine(
         ctx: ToolContext,
         name: RoutineName,
@@ -214,7 +214,7 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
 
         return _change(store, faults, ctx, routine, edit)
 
-    @tools.tool(effect="write", atomic=True)
+    @tools.tool(effect="write", destructive=False, atomic=True)
     def add_routine_exercise(
         ctx: ToolContext,
         routine: RoutineRef,

@@ -304,3 +304,74 @@ def _is_pydantic_model(value: object) -> TypeGuard[BaseModel]:
     """``value`` is a pydantic model instance (if pydantic is not loaded, none can exist)."""
     main = sys.modules.get("pydantic.main")
     return main is not None and isinstance(value, main.BaseModel)
+
+
+# -- the result's schema -------------------------------------------------------------------
+
+_ANY_OBJECT: Final[dict[str, Any]] = {"type": "object"}
+
+
+def result_schema(func: Callable[..., Any]) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the ``Ok.data`` a handler's results become, from its
+    return annotation: a model, a dataclass, a ``TypedDict`` or a ``dict`` as pydantic
+    describes it in serialization mode; data that is not an object as ``{"result": ...}``
+    (how ``outcome_of`` wraps it); a union as ``anyOf`` of those. ``ToolError`` is left out
+    (it is no data); no annotation, ``Any``, ``object`` or an ``Ok`` only say "an object".
+    Shared definitions are in ``$defs`` at the top."""
+    try:
+        declared = typing.get_type_hints(func, include_extras=True).get("return", Any)
+    except Exception:  # noqa: BLE001 - a handler whose hints do not resolve says nothing more
+        return dict(_ANY_OBJECT)
+    members = _members(_awaited(declared))
+    if members is None:
+        return dict(_ANY_OBJECT)
+    branches: list[dict[str, Any]] = []
+    definitions: dict[str, Any] = {}
+    for member in members:
+        try:
+            schema = _adapter(member).json_schema(mode="serialization")
+        except Exception:  # noqa: BLE001 - refused at declaration already; say "an object"
+            return dict(_ANY_OBJECT)
+        for name, body in schema.pop("$defs", {}).items():
+            if definitions.setdefault(name, body) != body:  # two types of one name
+                return dict(_ANY_OBJECT)
+        if not schema:  # Any, somewhere inside: any JSON value
+            return dict(_ANY_OBJECT)
+        if schema.get("type") != "object":
+            schema = {
+                "type": "object",
+                "properties": {RESULT_KEY: schema},
+                "required": [RESULT_KEY],
+                "additionalProperties": False,
+            }
+        if schema not in branches:
+            branches.append(schema)
+    if not branches:  # only ToolError: never data
+        return dict(_ANY_OBJECT)
+    result = branches[0] if len(branches) == 1 else {"type": "object", "anyOf": branches}
+    return {**result, "$defs": definitions} if definitions else result
+
+
+def _members(tp: Any) -> list[Any] | None:
+    """The types a result of annotation ``tp`` may be, unions flattened and ``ToolError``
+    left out; None when one of them is anything (``Any``, ``object``, an ``Ok``)."""
+    if _among(tp, _ANYTHING):
+        return None
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Annotated:
+        return _members(args[0])
+    if type(tp).__name__ == "TypeAliasType":
+        return _members(tp.__value__)
+    if origin in _UNIONS:
+        found: list[Any] = []
+        for arg in args:
+            inner = _members(arg)
+            if inner is None:
+                return None
+            found.extend(inner)
+        return found
+    if tp is ToolError:
+        return []
+    if tp is Ok:
+        return None
+    return [type(None) if tp is None else tp]

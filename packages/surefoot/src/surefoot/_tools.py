@@ -48,7 +48,7 @@ from ._exceptions import ConfigurationError
 from ._grounding import Grounded
 from ._messages import ToolSpec
 from ._outcome import Detail, Ok
-from ._returns import check_return_annotation
+from ._returns import check_return_annotation, result_schema
 from ._texts import Lang, has_text, text
 
 if TYPE_CHECKING:
@@ -110,6 +110,13 @@ class Tool:
         arguments: The strict pydantic model its arguments are validated against.
         effect: ``"read"`` or ``"write"``; a write gets an idempotency key and a ledger entry.
         idempotent: Doing the write twice is the same as once.
+        destructive: The write may change or remove data that exists (MCP's
+            ``destructiveHint``). None, the default, means True for every write: only a write
+            declared ``destructive=False`` is additive (it adds a row, an item, an issue and
+            changes nothing there was). An idempotent upsert that can overwrite is destructive.
+            Reads are never destructive (declaring it on a read is refused).
+        title: A human title for the tool (MCP's ``title``); None: from its name
+            (``add_meal_food`` is "Add meal food").
         confirm: A person approves each call of the write before it runs.
         reconcile: ``reconcile(key, arguments)``: whether a write whose fate is unknown took
             effect (``Ok``), provably did not (``"absent"``) or cannot be told (None).
@@ -134,6 +141,8 @@ class Tool:
     effect: Effect = "read"
     idempotent: bool = False
     confirm: bool = False
+    destructive: bool | None = None
+    title: str | None = None
     atomic: bool = False
     """The effect commits in the ledger's own database, in one transaction with the ledger
     (the handler calls ``ctx.commit_in``); a failure before that commit is then known to
@@ -155,6 +164,8 @@ class Tool:
         effect: Effect = "read",
         idempotent: bool = False,
         confirm: bool = False,
+        destructive: bool | None = None,
+        title: str | None = None,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
@@ -167,8 +178,16 @@ class Tool:
         if effect not in ("read", "write"):
             msg = f"effect must be 'read' or 'write', got {effect!r}"
             raise ConfigurationError(msg)
-        if effect == "read" and (idempotent or confirm or atomic or reconcile or repeatable):
-            msg = "idempotent, confirm, atomic, reconcile and repeatable only apply to writes"
+        if effect == "read" and (
+            idempotent or confirm or atomic or reconcile or repeatable or destructive is not None
+        ):
+            msg = (
+                "idempotent, confirm, destructive, atomic, reconcile and repeatable only apply "
+                "to writes"
+            )
+            raise ConfigurationError(msg)
+        if title is not None and not title.strip():
+            msg = "a tool's title cannot be empty (leave it out to use the name)"
             raise ConfigurationError(msg)
         tool_name = name or func.__name__
         if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9_]{0,63}", tool_name):
@@ -189,6 +208,8 @@ class Tool:
             effect=effect,
             idempotent=idempotent,
             confirm=confirm,
+            destructive=destructive,
+            title=title,
             atomic=atomic,
             reconcile=reconcile,
             repeatable=repeatable,
@@ -232,12 +253,30 @@ class Tool:
 
     @property
     def annotations(self) -> dict[str, bool]:
-        """MCP tool annotations for this declaration."""
+        """MCP tool annotations for this declaration: a write is destructive unless it was
+        declared ``destructive=False`` (additive), idempotent or not."""
         return {
             "readOnlyHint": self.effect == "read",
             "idempotentHint": self.effect == "read" or self.idempotent,
-            "destructiveHint": self.effect == "write" and not self.idempotent,
+            "destructiveHint": self.effect == "write" and self.destructive is not False,
         }
+
+    @property
+    def human_title(self) -> str:
+        """The declared title, or one made from the name (``add_meal_food``: "Add meal
+        food")."""
+        return self.title or title_from_name(self.name)
+
+    def result_schema(self) -> dict[str, Any]:
+        """The JSON Schema of ``Ok.data`` for this tool, from the handler's return annotation
+        (data that is not an object described as ``{"result": ...}``)."""
+        return result_schema(self.handler)
+
+
+def title_from_name(name: str) -> str:
+    """A human title from a tool name: ``read_measurement`` is "Read measurement"."""
+    words = name.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 @functools.cache
@@ -570,6 +609,8 @@ class ToolSet:
         effect: Effect = "read",
         idempotent: bool = False,
         confirm: bool = False,
+        destructive: bool | None = None,
+        title: str | None = None,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
@@ -587,6 +628,8 @@ class ToolSet:
         effect: Effect = "read",
         idempotent: bool = False,
         confirm: bool = False,
+        destructive: bool | None = None,
+        title: str | None = None,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
@@ -620,6 +663,8 @@ class ToolSet:
                     effect=effect,
                     idempotent=idempotent,
                     confirm=confirm,
+                    destructive=destructive,
+                    title=title,
                     atomic=atomic,
                     reconcile=reconcile,
                     repeatable=repeatable,

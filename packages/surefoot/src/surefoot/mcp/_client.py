@@ -216,6 +216,7 @@ def _remote(
         effect=effect,
         idempotent=idempotent,
         confirm=declared.name in confirm and effect == "write",
+        title=declared.title or (hints.title if hints is not None else None),
         wants_context=True,
         is_async=True,
         remote_name=remote_name,

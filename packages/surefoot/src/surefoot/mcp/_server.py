@@ -4,9 +4,16 @@ Every ``tools/call`` is one call of a one-call batch on an ``Executor``: validat
 ledger's claim and settlement, confirmations and the error boundary are the ones every other
 caller gets. What MCP adds is carried in the result:
 
+* each tool is listed with a human ``title``, its input schema, an ``outputSchema`` that
+  describes its ``structuredContent`` (the result from the handler's return annotation, or
+  the error envelope) and annotations from its declaration (``destructiveHint`` for every
+  write not declared ``destructive=False``);
 * a success is ``structuredContent`` (the data object) and its JSON as text;
-* an error is ``isError: true``, its safe message as text and ``structuredContent``
-  ``{"error": {"code", "message", "recovery", "recoverable", "details"}}``;
+* an error is ``isError: true`` and ``structuredContent``
+  ``{"error": {"code", "message", "recovery", "recoverable", "details"}}``, with the same JSON
+  as text (a client that reads only text misses nothing);
+* a request the protocol itself refuses (``params`` of the wrong shape) is a JSON-RPC
+  ``invalid params`` error naming each field and what it must be, never pydantic's text;
 * a write called with ``_meta[IDEMPOTENCY_KEY]`` is keyed by that key alone: a client's retry
   with the same key is answered from the ledger, never run twice;
 * a tool declared ``confirm=True`` is asked to the person through the client (the
@@ -23,7 +30,10 @@ from typing import Any, Final
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
+from mcp.shared.exceptions import MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from .._executor import Executor, PendingCall
 from .._messages import ToolCall
@@ -53,24 +63,72 @@ def error_content(error: ToolError) -> dict[str, Any]:
     }
 
 
+ERROR_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "recovery": {"enum": [r.value for r in Recovery]},
+                "recoverable": {"type": "boolean"},
+                "details": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "field": {"type": "string"},
+                            "problem": {"type": "string"},
+                            "expected": {"type": "string"},
+                        },
+                        "required": ["field", "problem"],
+                        "additionalProperties": False,
+                    },
+                },
+            },
+            "required": ["code", "message", "recovery", "recoverable", "details"],
+            "additionalProperties": False,
+        }
+    },
+    "required": ["error"],
+    "additionalProperties": False,
+}
+"""The JSON Schema of an error result's ``structuredContent``."""
+
+
+def output_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's MCP ``outputSchema``: its ``structuredContent`` is its result (described by
+    the handler's return annotation) or, with ``isError``, the error envelope. Some clients
+    check every ``structuredContent`` against it, errors included, so it names both."""
+    result = dict(tool.result_schema())
+    definitions = result.pop("$defs", None)
+    schema: dict[str, Any] = {"type": "object", "anyOf": [result, ERROR_SCHEMA]}
+    if definitions:
+        schema["$defs"] = definitions
+    return schema
+
+
 def call_result(outcome: Outcome) -> types.CallToolResult:
-    """The MCP result of one outcome."""
+    """The MCP result of one outcome: ``structuredContent`` and the same JSON as text."""
     if isinstance(outcome, Ok):
         return types.CallToolResult(
             content=[types.TextContent(text=dumps(outcome.data))],
             structured_content=outcome.data,
         )
+    content = error_content(outcome)
     return types.CallToolResult(
-        content=[types.TextContent(text=outcome.message)],
-        structured_content=error_content(outcome),
+        content=[types.TextContent(text=dumps(content))],
+        structured_content=content,
         is_error=True,
     )
 
 
 def tool_annotations(tool: Tool, *, open_world: bool) -> types.ToolAnnotations:
-    """What the tool's declaration says about its effect, as MCP hints."""
+    """What the tool's declaration says about its effect, as MCP hints (with its title)."""
     hints = tool.annotations
     return types.ToolAnnotations(
+        title=tool.human_title,
         read_only_hint=hints["readOnlyHint"],
         destructive_hint=hints["destructiveHint"],
         idempotent_hint=hints["idempotentHint"],
@@ -115,6 +173,8 @@ class ToolServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
+        self.server.middleware.append(_PlainRequestErrors())
+        self._declared: list[types.Tool] | None = None
 
     # -- transports ------------------------------------------------------------------------
 
@@ -135,17 +195,20 @@ class ToolServer:
     # -- handlers --------------------------------------------------------------------------
 
     def declarations(self) -> list[types.Tool]:
-        """The tools as MCP declares them."""
-        return [
-            types.Tool(
-                name=tool.name,
-                description=tool.description,
-                input_schema=tool.spec().parameters,
-                output_schema={"type": "object"},
-                annotations=tool_annotations(tool, open_world=tool.name in self._open_world),
-            )
-            for tool in self.tools
-        ]
+        """The tools as MCP declares them (built once: the set does not change)."""
+        if self._declared is None or len(self._declared) != len(self.tools):
+            self._declared = [
+                types.Tool(
+                    name=tool.name,
+                    title=tool.human_title,
+                    description=tool.description,
+                    input_schema=tool.spec().parameters,
+                    output_schema=output_schema(tool),
+                    annotations=tool_annotations(tool, open_world=tool.name in self._open_world),
+                )
+                for tool in self.tools
+            ]
+        return self._declared
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -250,6 +313,60 @@ class ToolServer:
         )
 
 
+_PROBLEMS: Final = {
+    "missing": "is required",
+    "extra_forbidden": "is not a known parameter",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "string_type": "must be a string",
+    "int_type": "must be an integer",
+    "int_parsing": "must be an integer",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "bool_type": "must be a boolean",
+    "bool_parsing": "must be a boolean",
+    "list_type": "must be an array",
+    "literal_error": "is not one of the allowed values",
+    "enum": "is not one of the allowed values",
+}
+
+
+def request_problems(error: ValidationError) -> list[dict[str, str]]:
+    """What is wrong with a request's ``params``, in the protocol's own field names (from
+    pydantic's error types and locations only: its text, which repeats the client's input
+    and names server classes, is left out)."""
+    problems: list[dict[str, str]] = []
+    for item in error.errors(include_url=False, include_input=False, include_context=False):
+        parts = [str(part) for part in item["loc"]] or ["params"]
+        found = {
+            "field": ".".join(parts),
+            "problem": _PROBLEMS.get(item["type"], "is not valid"),
+        }
+        if found not in problems:
+            problems.append(found)
+    return problems
+
+
+class _PlainRequestErrors(ServerMiddleware[Any]):
+    """Turns the SDK's bare "Invalid request parameters" for a malformed request into one that
+    says which fields are wrong and how (``data.problems`` lists them)."""
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        except ValidationError as exc:
+            problems = request_problems(exc)
+            said = "; ".join(f"{p['field']} {p['problem']}" for p in problems)
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Invalid request parameters for {ctx.method}: {said}",
+                data={"problems": problems},
+            ) from None
+
+
 def _valid_key(value: object) -> bool:
     return isinstance(value, str) and 0 < len(value) <= _MAX_KEY and value.isprintable()
 
@@ -267,4 +384,13 @@ def _approved(answer: types.ElicitResult) -> bool:
     return answer.action == "accept" and (answer.content or {}).get(_APPROVE) is True
 
 
-__all__ = ["CONFIRMATION", "IDEMPOTENCY_KEY", "ToolServer", "call_result", "tool_annotations"]
+__all__ = [
+    "CONFIRMATION",
+    "ERROR_SCHEMA",
+    "IDEMPOTENCY_KEY",
+    "ToolServer",
+    "call_result",
+    "output_schema",
+    "request_problems",
+    "tool_annotations",
+]
