@@ -3,7 +3,8 @@
 For each call, in order::
 
     lookup ─► parse ─► validate ─► (write: done in an earlier round? ─► already_done)
-        ─► (write: mint its key) ─► convergence guard ─► confirmed? ─► (write: claim the key)
+        ─► (write: mint its key) ─► convergence guard ─► confirmed? (a policy may ask only
+        some calls) ─► (write: claim the key)
         ─► run the handler inside the boundary ─► check what it returned ─► outcome
         ─► (write: settle the ledger, ``_settle.py``)
 
@@ -94,6 +95,8 @@ class PendingCall:
     key: str
     fingerprint: str
     arguments: dict[str, Any]
+    question: str | None = None
+    """What a ``Confirm`` policy asks the person (None: the harness's own words)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +168,8 @@ class Executor:
                 records.append(self._traced(refused))
             elif concurrent:
                 group.append((call, prepared))
-            elif prepared.tool.confirm and self._decision(call, prepared, state) is None:
-                return BatchResult(tuple(records), pending=self._pending(call, prepared))
+            elif (waiting := self._waiting(call, prepared, state)) is not None:
+                return BatchResult(tuple(records), pending=waiting)
             else:
                 records.append(await self._run_one(call, prepared, state))
         records.extend(await self._flush(group, state))
@@ -238,10 +241,43 @@ class Executor:
         del call
         return state.decisions.get(prepared.key or "")
 
-    def _pending(self, call: ToolCall, prepared: _Prepared) -> PendingCall:
+    def _waiting(self, call: ToolCall, prepared: _Prepared, state: TurnState) -> PendingCall | None:
+        """The call as it waits for a person: its tool confirms, nobody decided on it yet, and
+        (a ``Confirm`` policy) the policy asks a question of this call. A policy that raises
+        is diagnosed and the call waits with the harness's own question: a person decides."""
+        tool = prepared.tool
+        if not tool.confirm or self._decision(call, prepared, state) is not None:
+            return None
+        ctx = self._context(call, tool, state.conversation_id, state.lang)
+        try:
+            asks, question = tool.confirmation(prepared.args.__dict__, ctx)
+        except Exception as exc:  # noqa: BLE001 - the error boundary, as for handlers
+            self._diagnose(exc, ctx)
+            asks, question = True, None
+        if not asks:
+            return None
         assert prepared.key is not None  # confirm only applies to writes, which have keys
         arguments = json.loads(prepared.canonical)
-        return PendingCall(call, prepared.key, prepared.fingerprint, arguments)
+        return PendingCall(call, prepared.key, prepared.fingerprint, arguments, question)
+
+    def question_for(self, call: ToolCall, conversation_id: str, lang: Lang) -> str | None:
+        """The question a ``Confirm`` policy asks of ``call`` now (None: none, or its tool
+        confirms every call): what a pending approval shows after a restart."""
+        tool = self.tools.get(call.name)
+        if tool is None or not callable(tool.confirm) or call.arguments is None:
+            return None
+        validated = tool.validate(call.arguments, lang)
+        if isinstance(validated, tuple):
+            return None
+        ctx = self._context(call, tool, conversation_id, lang)
+        try:
+            return tool.confirmation(validated.__dict__, ctx)[1]
+        except Exception as exc:  # noqa: BLE001 - the error boundary, as for handlers
+            self._diagnose(exc, ctx)
+            return None
+
+    def _context(self, call: ToolCall, tool: Tool, conversation_id: str, lang: Lang) -> ToolContext:
+        return ToolContext(call.call_id, tool.name, conversation_id, lang, app=self._app)
 
     def _finish(
         self,
@@ -351,7 +387,7 @@ class Executor:
                 ErrorCode.DENIED, text(state.lang, "denied"), Recovery.CHOOSE_ALTERNATIVE
             )
             return self._finish(call, denied, state, prep, executed=False)
-        ctx = ToolContext(call.call_id, tool.name, state.conversation_id, state.lang, app=self._app)
+        ctx = self._context(call, tool, state.conversation_id, state.lang)
         if tool.effect == "read":
             outcome = await self._invoke(tool, prep, ctx)
             if isinstance(outcome, BaseException):

@@ -294,7 +294,9 @@ class Agent:
             conversation_id=conversation_id, user_turn=user_turn, decided=False
         ):
             if (approval.call_id, approval.tool) in waiting:
-                return pending_of(approval)
+                call = ToolCall(approval.call_id, approval.tool, approval.arguments)
+                question = self.executor.question_for(call, conversation_id, self.lang)
+                return pending_of(approval, question)
         return None
 
     def approval(self, conversation_id: str, approval: str) -> Approval | None:

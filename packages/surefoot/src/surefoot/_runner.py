@@ -253,10 +253,10 @@ class TurnRunner:
                 arguments=call.arguments,
             )
         )
-        reply = text(self.agent.lang, "awaiting_confirmation", tool=call.call.name)
+        reply = call.question or text(self.agent.lang, "awaiting_confirmation", tool=call.call.name)
         reply = self.replies.with_what_was_done(reply, [*turn.earlier, *turn.calls])
         await self._emit(turn, HarnessMessage(reply, "awaiting_confirmation"))
-        pending = pending_of(approval)
+        pending = pending_of(approval, call.question)
         return self._result(turn, reply, "harness", "awaiting_confirmation", pending=pending)
 
     async def stop_with(
@@ -361,10 +361,16 @@ def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
     )
 
 
-def pending_of(approval: Approval) -> PendingConfirmation:
-    """The ``PendingConfirmation`` an approval stands for."""
+def pending_of(approval: Approval, question: str | None = None) -> PendingConfirmation:
+    """The ``PendingConfirmation`` an approval stands for, with the question its tool's
+    policy asks (if any)."""
     return PendingConfirmation(
-        approval.conversation_id, approval.id, approval.call_id, approval.tool, approval.arguments
+        approval.conversation_id,
+        approval.id,
+        approval.call_id,
+        approval.tool,
+        approval.arguments,
+        question,
     )
 
 

@@ -54,11 +54,18 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
+    from ._context import ToolContext
+
 Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
 """A reconcile hook's verdict: the effect happened (its result), provably did not, or unknown."""
 Describe = Callable[[dict[str, Any], Lang], str]
 """A write's result in a person's words, in a language ("weight 77.4 kg, 3 Dec")."""
+Confirm = Callable[[dict[str, Any], "ToolContext"], "str | None"]
+"""A per-call confirmation policy: ``confirm(arguments, ctx)`` with the validated arguments
+(as the handler gets them) returns None (this call runs without asking) or the question a
+person answers before it runs ("Save 220 kg for today? Your last weight was 76 kg on 3 Dec.").
+"""
 
 _NOT_ISO = "must be a calendar date written YYYY-MM-DD"
 _NOT_A_DAY = "is not a real calendar date"
@@ -109,7 +116,9 @@ class Tool:
         arguments: The strict pydantic model its arguments are validated against.
         effect: ``"read"`` or ``"write"``; a write gets an idempotency key and a ledger entry.
         idempotent: Doing the write twice is the same as once.
-        confirm: A person approves each call of the write before it runs.
+        confirm: A person approves each call of the write before it runs (True), or the
+            calls a ``Confirm`` policy asks a question for: it runs after validation, before
+            the write claims its key, and the approval stays bound to that exact call.
         reconcile: ``reconcile(key, arguments)``: whether a write whose fate is unknown took
             effect (``Ok``), provably did not (``"absent"``) or cannot be told (None).
         repeatable: An identical call in a later round of the same turn is a new write (a
@@ -129,7 +138,7 @@ class Tool:
     arguments: type[BaseModel]
     effect: Effect = "read"
     idempotent: bool = False
-    confirm: bool = False
+    confirm: bool | Confirm = False
     atomic: bool = False
     """The effect commits in the ledger's own database, in one transaction with the ledger
     (the handler calls ``ctx.commit_in``); a failure before that commit is then known to
@@ -149,7 +158,7 @@ class Tool:
         description: str | None = None,
         effect: Effect = "read",
         idempotent: bool = False,
-        confirm: bool = False,
+        confirm: bool | Confirm = False,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
@@ -188,6 +197,14 @@ class Tool:
             wants_context=wants_context,
             is_async=inspect.iscoroutinefunction(func),
         )
+
+    def confirmation(self, arguments: dict[str, Any], ctx: ToolContext) -> tuple[bool, str | None]:
+        """Whether this call waits for a person, and the question to ask them (None: the
+        harness's own words). A static ``confirm`` asks for every call."""
+        if not callable(self.confirm):
+            return bool(self.confirm), None
+        question = self.confirm(arguments, ctx)
+        return question is not None, question
 
     def spec(self) -> ToolSpec:
         """The provider-facing declaration, generated from the argument model."""
@@ -541,7 +558,7 @@ class ToolSet:
         description: str | None = None,
         effect: Effect = "read",
         idempotent: bool = False,
-        confirm: bool = False,
+        confirm: bool | Confirm = False,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
@@ -557,7 +574,7 @@ class ToolSet:
         description: str | None = None,
         effect: Effect = "read",
         idempotent: bool = False,
-        confirm: bool = False,
+        confirm: bool | Confirm = False,
         atomic: bool = False,
         reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None,
         repeatable: bool = False,
