@@ -18,9 +18,9 @@ from surefoot.sql import Tx
 from .. import catalog, meals
 from ..backup import ExportError, read_export
 from ..diet import logged_meal, meal_json, totals
+from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import number, t
-from ..tools import MEASUREMENT_LIMITS
 from ..training import MAX_EXERCISES, Plan, RoutineCategory, moved, plan_of, routine_json
 from ._base import (
     DbOpt,
