@@ -38,11 +38,16 @@ FIRST_MESSAGES: dict[str, tuple[str, ...]] = {
     "memory": (
         "Guarda una nota: entreno por la mañana",
         "¿Qué notas tengo?",
-        "Mi objetivo es llegar a 75 kg",
         "Anota no lembrete: comprar creatina",
         "Quais são as minhas notas?",
         "Remember that I prefer running to cycling",
         "Forget the note about my knee",
+    ),
+    "goals": (
+        "Mi objetivo es llegar a 75 kg",
+        "Quero chegar a 70 kg",
+        "I want to get to 74 kg",
+        "What is my target weight?",
     ),
     "diet": (
         "¿Qué comí ayer en la cena?",

@@ -17,8 +17,8 @@ from surefoot import CalendarDate, Lang
 
 from .catalog import fold
 from .meals import MealId
-from .texts import t
 from .rules import MEASUREMENT_LIMITS
+from .texts import t
 from .tools import BodyFat, Girth, Height, Key, MeasurementField, Text, Weight
 from .training import MAX_EXERCISES, RoutineCategory
 

@@ -107,10 +107,18 @@ DOMAINS: Final = (
         ("delete_memory",),
         ("list_memory_keys", "read_memory"),
         frozenset({("noun", "note")}),
-        kinds=frozenset({"goal"}),
         words=_words(
             "recuerda recordar acuerdate remember lembra lembrar lembre preferencia prefiero"
         ),
+    ),
+    Domain(
+        "goals",
+        ("read_goals", "save_goal"),
+        (),
+        (),
+        ("read_goals",),
+        frozenset(),
+        kinds=frozenset({"goal", "wish"}),
     ),
     Domain(
         "diet",
