@@ -125,6 +125,7 @@ def date_refusal(
         "date": date.isoformat(),
         "today": today.isoformat(),
         "oldest": oldest.isoformat(),
+        "years": MAX_YEARS_BACK,
         "what": t(lang, f"rule_record_{what}"),
     }
     if problem == "date_in_future":

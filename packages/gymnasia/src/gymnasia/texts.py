@@ -1446,12 +1446,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "ask them.",
     },
     "rule_date_too_old": {
-        "es": "No se ha guardado nada: {date} es anterior a {oldest}, más de 100 años antes de "
+        "es": "No se ha guardado nada: {date} es anterior a {oldest}, más de {years} años antes de "
         "hoy ({today}), y {what} no puede tener una fecha tan antigua. Comprueba el año con la "
         "persona.",
-        "pt": "Nada foi salvo: {date} é anterior a {oldest}, mais de 100 anos antes de hoje "
+        "pt": "Nada foi salvo: {date} é anterior a {oldest}, mais de {years} anos antes de hoje "
         "({today}), e {what} não pode ter uma data tão antiga. Confirme o ano com a pessoa.",
-        "en": "Nothing was saved: {date} is before {oldest}, more than 100 years before today "
+        "en": "Nothing was saved: {date} is before {oldest}, more than {years} years before today "
         "({today}), and {what} cannot be dated that far back. Check the year with the person.",
     },
     "rule_goal_date_past": {
@@ -1510,9 +1510,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "save a goal",
     },
     "offline_problem_date_old": {
-        "es": "«{subject}» es una fecha de hace más de 100 años.",
-        "pt": "«{subject}» é uma data de mais de 100 anos atrás.",
-        "en": "'{subject}' is more than 100 years ago.",
+        "es": "«{subject}» es una fecha demasiado antigua.",
+        "pt": "«{subject}» é uma data antiga demais.",
+        "en": "'{subject}' is too far in the past.",
     },
 }
 
