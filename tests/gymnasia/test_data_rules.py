@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -316,3 +319,40 @@ def test_the_pace_thresholds(field: str, last: float, days: int, value: float, a
     day = dt.date(2026, 12, 4)
     nearest = {field: (day - dt.timedelta(days=days), last)}
     assert bool(rules.unlikely_fields({field: value}, day, nearest)) is asks
+
+
+def test_goals_are_exported_imported_listed_and_erased(tmp_path: Path) -> None:
+    """A saved goal is in the export, comes back on import into an empty database, is listed
+    by ``gymnasia goals list``, and ``delete-data`` removes it."""
+    source = tmp_path / "a.db"
+    coach = scripted(
+        source,
+        turn(call("save_goal", {"measure": "weight_kg", "target": 74, "by_date": "2027-06-01"})),
+        turn("ok"),
+    )
+    run(coach.agent.run_turn("objetivo"))
+    coach.close()
+
+    def gymnasia(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "gymnasia", *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    exported = json.loads(gymnasia("export", "--db", str(source)))
+    goal = {"measure": "weight_kg", "target": 74.0, "by_date": "2027-06-01"}
+    assert exported["goals"] == [goal]
+    file = tmp_path / "export.json"
+    file.write_text(json.dumps(exported), encoding="utf-8")
+    target = tmp_path / "b.db"
+    gymnasia("import", str(file), "--db", str(target))
+    assert json.loads(gymnasia("goals", "list", "--db", str(target), "--json")) == [goal]
+    listed = gymnasia("goals", "list", "--db", str(target), "--lang", "en")
+    assert listed.strip() == "weight goal: 74 kg (by 2027-06-01)"
+    gymnasia("delete-data", "--db", str(target), "--yes")
+    assert gymnasia("goals", "list", "--db", str(target), "--lang", "en").strip() == (
+        "There are no saved goals."
+    )

@@ -1,6 +1,6 @@
 """The rules that guard the person's data, in one place: the tools check them before anything
 runs (whatever model sent the call), and the offline parser asks the same functions instead of
-keeping its own copy. ``docs/how-to/data-rules.md`` explains each threshold and where it comes
+keeping its own copy. ``docs/data-rules.md`` explains each threshold and where it comes
 from.
 
 * Dates: a measurement, a meal or a goal's record date is not after the person's today (their
