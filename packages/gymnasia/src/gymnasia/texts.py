@@ -1191,6 +1191,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "erased_gym_measurements": {"es": "medidas", "pt": "medidas", "en": "measurements"},
     "erased_gym_memory": {"es": "notas", "pt": "notas", "en": "notes"},
+    "erased_gym_goals": {"es": "objetivos", "pt": "metas", "en": "goals"},
     "erased_gym_meal_items": {
         "es": "alimentos anotados en comidas",
         "pt": "alimentos registados em refeições",
