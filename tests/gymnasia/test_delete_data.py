@@ -33,6 +33,7 @@ KINDS = (
     "gym_routines",
     "routine_exercises",
     "routine_series",
+    "gym_goals",
     "conversations",
     "messages",
     "writes",
@@ -64,14 +65,15 @@ def ask(db: str, user: str, message: str, cwd: Path, *extra: str) -> dict[str, A
 
 
 def seed(db: str, cwd: Path) -> None:
-    """Ana: a note, a weight, a routine, a meal, a pending confirmation and a diagnostic; Bob:
-    a note and a weight."""
+    """Ana: a note, a weight, a routine, a meal, a goal, a pending confirmation and a
+    diagnostic; Bob: a note and a weight."""
     ana = [
         (f"Guarda la nota secreto: {ANA_NOTE}", ()),
         (f"Guarda mi peso: 71,4 kg el 2020-01-03. {ANA_CHAT}", ()),
         ("Create the routine Legs for strength: barbell back squat 3x10 with 60 kg, rest 90 s.",
          ("--lang", "en")),
         ("Add 150 g of white rice, cooked to lunch today.", ("--lang", "en")),
+        ("Quiero llegar a 68 kg", ()),
         ("Borra la nota secreto.", ()),
         ("Consulta mi peso del 2020-01-03", ("--fault", "read_measurement:read_error")),
     ]  # fmt: skip

@@ -109,7 +109,7 @@ def coach(sqlite_url: str) -> Iterator[Harness]:
 @pytest.mark.parametrize(
     ("name", "confirm"),
     [
-        ("edit_measurement", False),
+        ("edit_measurement", "unlikely"),
         ("delete_measurement", True),
         ("edit_meal_item", False),
         ("delete_meal_item", True),
@@ -121,17 +121,14 @@ def coach(sqlite_url: str) -> Iterator[Harness]:
     ],
 )
 def test_edits_are_atomic_writes_and_removals_need_a_person(
-    coach: Harness, name: str, confirm: bool
+    coach: Harness, name: str, confirm: bool | str
 ) -> None:
-    """Every edit is an atomic write; deletes and removals also need a person's yes."""
+    """Every edit is an atomic write; deletes and removals also need a person's yes, and a
+    measurement's correction asks one when its value is unlikely (a policy)."""
     tool = coach.tools.get(name)
     assert tool is not None
-    assert (tool.effect, tool.atomic, tool.confirm, tool.idempotent) == (
-        "write",
-        True,
-        confirm,
-        False,
-    )
+    asks = "unlikely" if callable(tool.confirm) else tool.confirm
+    assert (tool.effect, tool.atomic, asks, tool.idempotent) == ("write", True, confirm, False)
     assert tool.spec().parameters["additionalProperties"] is False
 
 
@@ -180,11 +177,11 @@ def test_edit_measurement_moves_to_a_free_date(coach: Harness) -> None:
 
 def test_edit_measurement_onto_a_taken_date_is_a_conflict(coach: Harness) -> None:
     """Moving onto a date with its own record changes neither record."""
-    coach.ok("write_measurement", {"date": "2020-01-03", "weight_kg": 70.0})
+    coach.ok("write_measurement", {"date": "2020-01-03", "weight_kg": 80.0})
     error = coach.error("edit_measurement", {"date": DAY, "new_date": "2020-01-03"}, lang="en")
     assert (error.code, error.recovery.value) == ("conflict", "choose_alternative")
     assert "2020-01-03" in error.message
-    assert coach.store.read_measurement(dt.date(2020, 1, 3))["weight_kg"] == 70.0  # type: ignore[index]
+    assert coach.store.read_measurement(dt.date(2020, 1, 3))["weight_kg"] == 80.0  # type: ignore[index]
     assert coach.store.read_measurement(dt.date(2020, 1, 2))["weight_kg"] == 80.5  # type: ignore[index]
 
 

@@ -125,7 +125,7 @@ def test_import_into_another_user_and_from_stdin(gymnasia: Any, sqlite_url: str)
     assert run.code == 0, run
     assert json.loads(run.out) == {
         "user": "bea",
-        "imported": {"measurements": 2, "memory": 2, "meals": 3, "routines": 2},
+        "imported": {"measurements": 2, "memory": 2, "meals": 3, "routines": 2, "goals": 0},
     }
     mine, theirs = json.loads(exported), json.loads(_export(gymnasia, sqlite_url, "bea"))
     assert {**theirs, "user": "ana"} == mine

@@ -144,13 +144,13 @@ def open_coach(
     database = open_db(db)
     store = GymStore(database, user=user)
     feedback = FeedbackSettings.from_env(api_url=github_api_url)
-    probe = build_tools(store, feedback=feedback)
+    probe = build_tools(store, feedback=feedback, today=today)
     try:
         fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in probe})
     except BaseException:
         database.close()
         raise
-    tools = build_tools(store, fault_plan, feedback)
+    tools = build_tools(store, fault_plan, feedback, today=today)
     secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]
     ledger = SqlLedger(database, user=user)
     journal = SqlJournal(database, user=user)

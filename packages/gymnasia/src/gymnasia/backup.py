@@ -17,8 +17,9 @@ from surefoot import CalendarDate, Lang
 
 from .catalog import fold
 from .meals import MealId
+from .rules import MEASUREMENT_LIMITS
 from .texts import t
-from .tools import BodyFat, Girth, Height, Key, Text, Weight
+from .tools import BodyFat, Girth, Height, Key, MeasurementField, Text, Weight
 from .training import MAX_EXERCISES, RoutineCategory
 
 Id = Annotated[str, Field(min_length=1, max_length=100)]
@@ -73,6 +74,18 @@ class RoutineRow(_Strict):
     exercises: Annotated[list[StepRow], Field(max_length=MAX_EXERCISES)]
 
 
+class GoalRow(_Strict):
+    measure: MeasurementField
+    target: float
+    by_date: CalendarDate | None = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        low, high = MEASUREMENT_LIMITS[self.measure]
+        if not low <= self.target <= high:
+            msg = f"target {self.target} is outside {low}..{high}"
+            raise ValueError(msg)
+
+
 class ExportFile(_Strict):
     """One user's data as ``export`` writes it (``user`` names whose it was)."""
 
@@ -81,6 +94,8 @@ class ExportFile(_Strict):
     memory: list[NoteRow]
     meals: list[MealRow]
     routines: list[RoutineRow]
+    goals: list[GoalRow] = []
+    """Absent from exports made before goals had a table of their own."""
 
     def rows(self) -> dict[str, list[dict[str, Any]]]:
         """The records as ``GymStore.import_all`` takes them."""
@@ -89,6 +104,7 @@ class ExportFile(_Strict):
             "memory": [n.model_dump() for n in self.memory],
             "meals": [m.model_dump(mode="json") for m in self.meals],
             "routines": [r.model_dump() for r in self.routines],
+            "goals": [g.model_dump(mode="json") for g in self.goals],
         }
 
 
@@ -115,6 +131,7 @@ def read_export(text: str, lang: Lang) -> ExportFile:
     _unique(lang, "measurements.date", [m.date.isoformat() for m in data.measurements], str)
     _unique(lang, "memory.key", [n.key for n in data.memory], str)
     _unique(lang, "routines.name", [r.name for r in data.routines], fold)
+    _unique(lang, "goals.measure", [g.measure for g in data.goals], str)
     return data
 
 

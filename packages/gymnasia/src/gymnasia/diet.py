@@ -8,7 +8,7 @@ total can never be one the model made up.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
@@ -29,6 +29,7 @@ from surefoot.sql import Tx
 
 from . import catalog, meals
 from .faults import Faults
+from .rules import date_refusal
 from .store import GymStore
 from .texts import t
 
@@ -120,9 +121,12 @@ def meal_json(
     return out
 
 
-def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+def register_diet_tools(
+    tools: ToolSet, store: GymStore, faults: Faults, today: Callable[[], dt.date]
+) -> None:
     """Declare ``search_foods``, ``read_meal``, ``add_meal_food``, ``edit_meal_item`` and
-    ``delete_meal_item`` (a person confirms it) on ``tools``."""
+    ``delete_meal_item`` (a person confirms it) on ``tools``; a meal is dated today or
+    earlier (``rules.py``)."""
 
     @tools.tool
     def search_foods(
@@ -164,8 +168,12 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
     def add_meal_food(
         ctx: ToolContext, date: CalendarDate, meal: Meal, food_id: FoodId, grams: Grams
     ) -> dict[str, Any] | ToolError:
-        """Log the grams of one food the user ate in one meal of a date; each call adds one
-        more item, so call it once per food. Grams of food are not body weight."""
+        """Log the grams of one food the user ate in one meal of a date (today or earlier);
+        each call adds one more item, so call it once per food. Grams of food are not body
+        weight; another person's meal is not the user's."""
+        refused = date_refusal(ctx.lang, "date", date, today(), what="meal")
+        if refused is not None:
+            return refused
         if food_id not in catalog.foods():
             return ToolError(
                 "not_found",
@@ -180,6 +188,12 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
         faults.after_commit(ctx)
         return saved
 
+    _register_meal_changes(tools, store, faults, today)
+
+
+def _register_meal_changes(
+    tools: ToolSet, store: GymStore, faults: Faults, today: Callable[[], dt.date]
+) -> None:
     @tools.tool(effect="write", atomic=True)
     def edit_meal_item(
         ctx: ToolContext,
@@ -205,6 +219,9 @@ def register_diet_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None
                 Recovery.CORRECT_ARGUMENTS,
                 details=(Detail("grams", "no change given", "at least one change"),),
             )
+        refused = date_refusal(ctx.lang, "date", date, today(), what="meal")
+        if refused is not None:
+            return refused
         if food_id is not None and food_id not in catalog.foods():
             return ToolError(
                 "not_found",

@@ -1,6 +1,6 @@
 """Which of the Coach's tools each model request declares (surefoot's ``Agent(offer=...)``).
 
-A small local model reads every declaration before its first word: all 23 tools are about
+A small local model reads every declaration before its first word: all 25 tools are about
 14,000 characters, two to four minutes of prefill on two cores. So a request declares the
 tools of the domains the conversation is about, found by the words of its user messages (the
 offline parser's lexicon, in es, pt and en) and by the tools it has already called:
@@ -107,10 +107,18 @@ DOMAINS: Final = (
         ("delete_memory",),
         ("list_memory_keys", "read_memory"),
         frozenset({("noun", "note")}),
-        kinds=frozenset({"goal"}),
         words=_words(
             "recuerda recordar acuerdate remember lembra lembrar lembre preferencia prefiero"
         ),
+    ),
+    Domain(
+        "goals",
+        ("read_goals", "save_goal"),
+        (),
+        (),
+        ("read_goals",),
+        frozenset(),
+        kinds=frozenset({"goal", "wish"}),
     ),
     Domain(
         "diet",

@@ -88,6 +88,16 @@ MIGRATIONS: Final = [
             REFERENCES gym_routine_exercises (routine_id, position) ON DELETE CASCADE
     )
     """,
+    """
+    CREATE TABLE gym_goals (
+        user_id TEXT NOT NULL,
+        measure TEXT NOT NULL,
+        target {real} NOT NULL,
+        by_date TEXT,
+        updated_at {real} NOT NULL,
+        PRIMARY KEY (user_id, measure)
+    )
+    """,
 ]
 
 
@@ -118,6 +128,7 @@ def measurement_json(row: tuple[Any, ...]) -> dict[str, Any]:
 USER_TABLES: list[str] = ["gym_measurements", "gym_memory"]
 """Tables holding per-user rows (``delete_all`` clears them); later migrations add theirs."""
 USER_TABLES += ["gym_meal_items", "gym_routines"]  # routine exercises and series cascade
+USER_TABLES += ["gym_goals"]
 
 _COLUMNS: Final = "date, " + ", ".join(MEASUREMENT_FIELDS)
 
@@ -227,6 +238,30 @@ class GymStore:
         )
         return measurement_json(rows[0])
 
+    def nearest_values(
+        self, date: dt.date, fields: Iterable[str], *, besides: Iterable[dt.date] = ()
+    ) -> dict[str, tuple[dt.date, float]]:
+        """Per field, the record nearest to ``date`` that has it (the earlier one on a tie),
+        other than those of ``date`` and ``besides``: its date and value."""
+        skipped = sorted({date.isoformat(), *(d.isoformat() for d in besides)})
+        marks = ", ".join("?" * len(skipped))
+        found: dict[str, tuple[dt.date, float]] = {}
+        for field in MEASUREMENT_FIELDS:
+            if field not in set(fields):
+                continue
+            near: list[tuple[dt.date, float]] = []
+            for sign, order in (("<", "DESC"), (">", "ASC")):
+                rows = self.db.query(
+                    f"SELECT date, {field} FROM gym_measurements WHERE user_id = ? AND "
+                    f"{field} IS NOT NULL AND date {sign} ? AND date NOT IN ({marks}) "
+                    f"ORDER BY date {order} LIMIT 1",
+                    (self.user, date.isoformat(), *skipped),
+                )
+                near += [(dt.date.fromisoformat(str(r[0])), float(r[1])) for r in rows]
+            if near:
+                found[field] = min(near, key=lambda item: abs((item[0] - date).days))
+        return found
+
     def _measured(self, tx: Tx, date: dt.date) -> bool:
         rows = tx.execute(
             "SELECT 1 FROM gym_measurements WHERE user_id = ? AND date = ?",
@@ -244,6 +279,7 @@ class GymStore:
             "memory": [self.read_memory(key) for key in self.memory_keys()],
             "meals": self.meal_log(),
             "routines": [{k: v for k, v in r.items() if k != "id"} for r in self.routines()],
+            "goals": self.goals(),
         }
 
     def delete_all(self) -> int:
@@ -287,6 +323,10 @@ class GymStore:
             ]
             if self.create_routine(tx, routine["name"], routine["category"], plan) is None:
                 raise DuplicateRoutine(routine["name"])
+        for goal in data.get("goals", []):
+            by_date = goal.get("by_date")
+            until = dt.date.fromisoformat(str(by_date)) if by_date else None
+            self.save_goal(tx, goal["measure"], float(goal["target"]), until)
         return sum(len(rows) for rows in data.values())
 
     def _insert_measurement(self, tx: Tx, date: dt.date, values: dict[str, Any]) -> None:
@@ -297,6 +337,29 @@ class GymStore:
             f"INSERT INTO gym_measurements ({cols}) VALUES ({marks})",
             (self.user, date.isoformat(), *(float(values[n]) for n in names)),
         )
+
+    # -- goals -------------------------------------------------------------------------------
+
+    def save_goal(
+        self, tx: Tx, measure: str, target: float, by_date: dt.date | None
+    ) -> dict[str, Any]:
+        """Set the goal of one measure (replacing its earlier goal); returns it."""
+        day = by_date.isoformat() if by_date else None
+        tx.execute(
+            "INSERT INTO gym_goals (user_id, measure, target, by_date, updated_at) "
+            "VALUES (?, ?, ?, ?, {now}) ON CONFLICT (user_id, measure) DO UPDATE SET "
+            "target = excluded.target, by_date = excluded.by_date, updated_at = {now}",
+            (self.user, measure, target, day),
+        )
+        return {"measure": measure, "target": target, "by_date": day}
+
+    def goals(self) -> list[dict[str, Any]]:
+        """This user's goals, in the order of the measurement fields."""
+        rows = self.db.query(
+            "SELECT measure, target, by_date FROM gym_goals WHERE user_id = ?", (self.user,)
+        )
+        found = {r[0]: {"measure": r[0], "target": float(r[1]), "by_date": r[2]} for r in rows}
+        return [found[name] for name in MEASUREMENT_FIELDS if name in found]
 
     # -- memory ------------------------------------------------------------------------------
 

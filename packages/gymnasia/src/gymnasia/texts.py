@@ -1191,6 +1191,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "erased_gym_measurements": {"es": "medidas", "pt": "medidas", "en": "measurements"},
     "erased_gym_memory": {"es": "notas", "pt": "notas", "en": "notes"},
+    "erased_gym_goals": {"es": "objetivos", "pt": "metas", "en": "goals"},
     "erased_gym_meal_items": {
         "es": "alimentos anotados en comidas",
         "pt": "alimentos registados em refeições",
@@ -1431,6 +1432,88 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "{conversation}: no existe esa conversación para este usuario",
         "pt": "{conversation}: essa conversa não existe para este utilizador",
         "en": "{conversation}: there is no such conversation for this user",
+    },
+    # -- the rules that guard the data (rules.py) -------------------------------------------
+    "rule_record_measurement": {"es": "una medición", "pt": "uma medição", "en": "a measurement"},
+    "rule_record_meal": {"es": "una comida", "pt": "uma refeição", "en": "a meal"},
+    "rule_date_in_future": {
+        "es": "No se ha guardado nada: {date} es posterior a hoy ({today}) y {what} no puede "
+        "tener una fecha futura. Usa la fecha en que ocurrió, hoy o antes; si la persona no la "
+        "ha dicho, pregúntasela.",
+        "pt": "Nada foi salvo: {date} é depois de hoje ({today}) e {what} não pode ter uma data "
+        "futura. Use a data em que aconteceu, hoje ou antes; se a pessoa não disse, pergunte.",
+        "en": "Nothing was saved: {date} is after today ({today}) and {what} cannot have a "
+        "future date. Use the date it happened, today or earlier; if the person did not say, "
+        "ask them.",
+    },
+    "rule_date_too_old": {
+        "es": "No se ha guardado nada: {date} es anterior a {oldest}, más de {years} años antes de "
+        "hoy ({today}), y {what} no puede tener una fecha tan antigua. Comprueba el año con la "
+        "persona.",
+        "pt": "Nada foi salvo: {date} é anterior a {oldest}, mais de {years} anos antes de hoje "
+        "({today}), e {what} não pode ter uma data tão antiga. Confirme o ano com a pessoa.",
+        "en": "Nothing was saved: {date} is before {oldest}, more than {years} years before today "
+        "({today}), and {what} cannot be dated that far back. Check the year with the person.",
+    },
+    "rule_goal_date_past": {
+        "es": "No se ha guardado el objetivo: su fecha límite ({date}) ya ha pasado (hoy es "
+        "{today}). Pide a la persona una fecha de hoy en adelante, o guárdalo sin fecha.",
+        "pt": "A meta não foi salva: o prazo ({date}) já passou (hoje é {today}). Peça à pessoa "
+        "uma data de hoje em diante, ou salve a meta sem data.",
+        "en": "The goal was not saved: its target date ({date}) has passed (today is {today}). "
+        "Ask the person for a date from today on, or save it without one.",
+    },
+    "rule_goal_out_of_range": {
+        "es": "No se ha guardado el objetivo: {target} está fuera del rango de {field} ({low} a "
+        "{high}).",
+        "pt": "A meta não foi salva: {target} está fora da faixa de {field} ({low} a {high}).",
+        "en": "The goal was not saved: {target} is outside the range of {field} ({low} to {high}).",
+    },
+    "rule_confirm_save": {
+        "es": "¿Guardar {values} para {when}?",
+        "pt": "Salvar {values} para {when}?",
+        "en": "Save {values} for {when}?",
+    },
+    "rule_last_record": {
+        "es": "Último registro de {field}: {value} ({when}).",
+        "pt": "Último registro de {field}: {value} ({when}).",
+        "en": "Last {field} record: {value} ({when}).",
+    },
+    "rule_unusual_first": {
+        "es": "No hay registros anteriores de {field} y lo habitual está entre {low} y {high}.",
+        "pt": "Não há registros anteriores de {field} e o habitual fica entre {low} e {high}.",
+        "en": "There is no earlier {field} record, and it is usually between {low} and {high}.",
+    },
+    "rule_today": {"es": "hoy", "pt": "hoje", "en": "today"},
+    "rule_yesterday": {"es": "ayer", "pt": "ontem", "en": "yesterday"},
+    "rule_for_date": {"es": "el {date}", "pt": "{date}", "en": "{date}"},
+    # -- goals ------------------------------------------------------------------------------
+    "goal_described": {
+        "es": "objetivo de {field}: {target}",
+        "pt": "meta de {field}: {target}",
+        "en": "{field} goal: {target}",
+    },
+    "goal_by": {"es": "para el {date}", "pt": "até {date}", "en": "by {date}"},
+    "goal_saved": {
+        "es": "He guardado tu objetivo: {goal}.",
+        "pt": "Salvei sua meta: {goal}.",
+        "en": "I saved your goal: {goal}.",
+    },
+    "goals_empty": {
+        "es": "No hay objetivos guardados.",
+        "pt": "Não há metas salvas.",
+        "en": "There are no saved goals.",
+    },
+    "goals_header": {"es": "Objetivos", "pt": "Metas", "en": "Goals"},
+    "offline_action_save_goal": {
+        "es": "guardar un objetivo",
+        "pt": "salvar uma meta",
+        "en": "save a goal",
+    },
+    "offline_problem_date_old": {
+        "es": "«{subject}» es una fecha demasiado antigua.",
+        "pt": "«{subject}» é uma data antiga demais.",
+        "en": "'{subject}' is too far in the past.",
     },
 }
 

@@ -9,6 +9,8 @@ GitHub issue, found again by the idempotency key it carries.
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import Field
@@ -28,21 +30,20 @@ from surefoot.grounding import Grounded
 from .diet import register_diet_tools
 from .faults import Faults
 from .feedback import FeedbackSettings, register_feedback_tools
+from .rules import (
+    MEASUREMENT_LIMITS,
+    date_problem,
+    date_refusal,
+    goal_date_refusal,
+    unlikely_question,
+)
 from .store import MEASUREMENT_FIELDS, DateTaken, GymStore
 from .texts import number, t
 from .training import register_training_tools
 
-MEASUREMENT_LIMITS: Final[dict[str, tuple[float, float]]] = {
-    "weight_kg": (20, 400),
-    "body_fat_pct": (2, 75),
-    **dict.fromkeys(
-        ("neck_cm", "chest_cm", "waist_cm", "hips_cm", "biceps_cm", "quadriceps_cm", "calf_cm"),
-        (10, 250),
-    ),
-    "height_cm": (50, 260),
-}
-"""The accepted range of each measurement field, for the tools, the CLI, the web and import."""
-assert tuple(MEASUREMENT_LIMITS) == MEASUREMENT_FIELDS
+Today = Callable[[], dt.date]
+"""The person's today: their ``--today`` / ``GYMNASIA_TODAY``, else the clock's, asked at
+each call (a server that runs past midnight moves on with the day)."""
 
 MEASUREMENT_GROUNDING: Final[dict[str, Grounded]] = {
     "date": Grounded.date(),
@@ -87,22 +88,44 @@ Text = Annotated[str, Field(max_length=5000)]
 
 
 def build_tools(
-    store: GymStore, faults: Faults | None = None, feedback: FeedbackSettings | None = None
+    store: GymStore,
+    faults: Faults | None = None,
+    feedback: FeedbackSettings | None = None,
+    *,
+    today: dt.date | None = None,
 ) -> ToolSet:
     """The Coach's tool set over ``store``, with ``faults`` injected where configured, and
-    ``create_feature_issue`` (a GitHub issue, not atomic) when ``feedback`` settings are given."""
+    ``create_feature_issue`` (a GitHub issue, not atomic) when ``feedback`` settings are given.
+    ``today`` fixes the person's today for the date rules (default: the clock's, each call)."""
     faults = faults or Faults()
     tools = ToolSet()
-    _measurement_tools(tools, store, faults)
+
+    def day() -> dt.date:
+        return today or dt.date.today()  # noqa: DTZ011 - a calendar date
+
+    _measurement_tools(tools, store, faults, day)
+    _goal_tools(tools, store, faults, day)
     _memory_tools(tools, store, faults)
-    register_diet_tools(tools, store, faults)
+    register_diet_tools(tools, store, faults, day)
     register_training_tools(tools, store, faults)
     if feedback is not None:
         register_feedback_tools(tools, settings=feedback, faults=faults)
     return tools
 
 
-def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+def _given(arguments: dict[str, Any]) -> dict[str, float]:
+    return {n: float(v) for n in MEASUREMENT_FIELDS if (v := arguments.get(n)) is not None}
+
+
+def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -> None:
+    def unlikely_write(arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """A person confirms a value that is allowed but unlikely (``rules.py``)."""
+        values, date = _given(arguments), arguments["date"]
+        if not values or date_problem(date, today()) is not None:
+            return None  # refused by the handler, asked of nobody
+        nearest = store.nearest_values(date, values)
+        return unlikely_question(ctx.lang, values, date, nearest, today())
+
     @tools.tool
     def read_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
         """The body measurements saved for one date (only that date)."""
@@ -137,6 +160,7 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         atomic=True,
         describe=describe_measurement,
         grounded=MEASUREMENT_GROUNDING,
+        confirm=unlikely_write,
     )
     def write_measurement(
         ctx: ToolContext,
@@ -152,9 +176,9 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         calf_cm: Girth | None = None,
         height_cm: Height | None = None,
     ) -> dict[str, Any] | ToolError:
-        """Save the user's own body measurements of one date (given fields replace, the
-        others are kept). Not for a goal or wish, a change ("lost 2 kg"), a lifted load or
-        food grams."""
+        """Save the user's own body measurements of one date, today or earlier (given
+        fields replace, the others are kept). Not for a goal (save_goal), a change ("lost 2
+        kg"), a lifted load, grams of food (add_meal_food) or another person's data."""
         values = {
             name: value
             for name, value in {
@@ -178,6 +202,9 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
                 Recovery.CORRECT_ARGUMENTS,
                 details=(Detail("weight_kg", "no measurement given", "at least one field"),),
             )
+        refused = date_refusal(ctx.lang, "date", date, today(), what="measurement")
+        if refused is not None:
+            return refused
         with store.transaction() as tx:
             saved = store.upsert_measurement(tx, date, values)
             faults.before_commit(ctx)
@@ -185,11 +212,19 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         faults.after_commit(ctx)
         return saved
 
-    _measurement_edits(tools, store, faults)
+    _measurement_edits(tools, store, faults, today)
 
 
-def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
-    @tools.tool(effect="write", atomic=True)
+def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -> None:
+    def unlikely_edit(arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """A person confirms a corrected value that is allowed but unlikely."""
+        values, date = _given(arguments), arguments["new_date"] or arguments["date"]
+        if not values or date_problem(date, today()) is not None:
+            return None
+        nearest = store.nearest_values(date, values, besides=(arguments["date"],))
+        return unlikely_question(ctx.lang, values, date, nearest, today())
+
+    @tools.tool(effect="write", atomic=True, confirm=unlikely_edit)
     def edit_measurement(
         ctx: ToolContext,
         date: CalendarDate,
@@ -238,6 +273,9 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
                 Recovery.CORRECT_ARGUMENTS,
                 details=(Detail("weight_kg", "no change given", "at least one change"),),
             )
+        refused = date_refusal(ctx.lang, "new_date", new_date, today(), what="measurement")
+        if refused is not None:
+            return refused
         with store.transaction() as tx:
             current = store.read_measurement(date, tx=tx)
             if current is None:
@@ -278,6 +316,49 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         return deleted
 
 
+def _goal_tools(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -> None:
+    @tools.tool
+    def read_goals(ctx: ToolContext) -> dict[str, Any]:
+        """The user's goals: per measure, its target and optional date."""
+        faults.on_read(ctx.tool)
+        return {"goals": store.goals()}
+
+    @tools.tool(effect="write", idempotent=True, atomic=True, describe=describe_goal)
+    def save_goal(
+        ctx: ToolContext,
+        measure: MeasurementField,
+        target: float,
+        by_date: CalendarDate | None = None,
+    ) -> dict[str, Any] | ToolError:
+        """Save the user's goal for one measure ("I want to get to 74 kg"), replacing that
+        measure's goal; by_date is optional. A goal is not a measurement: what the user
+        measures now is write_measurement."""
+        low, high = MEASUREMENT_LIMITS[measure]
+        if not low <= target <= high:
+            field = t(ctx.lang, f"offline_field_{measure}")
+            message = t(
+                ctx.lang,
+                "rule_goal_out_of_range",
+                target=number(target, ctx.lang),
+                field=field,
+                low=number(low, ctx.lang),
+                high=number(high, ctx.lang),
+            )
+            detail = Detail("target", f"is outside {low}..{high}", f"{low} to {high}")
+            return ToolError(
+                ErrorCode.INVALID_ARGUMENTS, message, Recovery.CORRECT_ARGUMENTS, (detail,)
+            )
+        refused = goal_date_refusal(ctx.lang, by_date, today())
+        if refused is not None:
+            return refused
+        with store.transaction() as tx:
+            saved = store.save_goal(tx, measure, target, by_date)
+            faults.before_commit(ctx)
+            ctx.commit_in(tx, saved)
+        faults.after_commit(ctx)
+        return saved
+
+
 def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
     @tools.tool
     def list_memory_keys(ctx: ToolContext) -> dict[str, Any]:
@@ -298,8 +379,8 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
 
     @tools.tool(effect="write", idempotent=True, atomic=True)
     def save_memory(ctx: ToolContext, key: Key, description: Text, value: Text) -> dict[str, Any]:
-        """Save one memory note the user asks to keep, such as a goal or a preference
-        (creates or replaces that key only)."""
+        """Save one memory note the user asks to keep, such as a preference (creates or
+        replaces that key only). Not for a goal of a measure (save_goal)."""
         with store.transaction() as tx:
             saved = store.save_memory(tx, key, description, value)
             faults.before_commit(ctx)
@@ -335,3 +416,16 @@ def describe_measurement(data: dict[str, Any], lang: Lang) -> str:
         if name in MEASUREMENT_FIELDS and isinstance(value, int | float)
     ]
     return f"{', '.join(values)} ({data.get('date', '')})" if values else ""
+
+
+def describe_goal(data: dict[str, Any], lang: Lang) -> str:
+    """A saved goal in a person's words: "objetivo de peso: 74 kg (para el 2027-03-01)"."""
+    measure = str(data.get("measure", ""))
+    if measure not in MEASUREMENT_FIELDS or not isinstance(data.get("target"), int | float):
+        return ""
+    unit = _UNITS.get(measure, "cm")
+    target = f"{number(float(data['target']), lang)} {unit}"
+    text = t(lang, "goal_described", field=t(lang, f"offline_field_{measure}"), target=target)
+    if data.get("by_date"):
+        text += f" ({t(lang, 'goal_by', date=data['by_date'])})"
+    return text

@@ -3,9 +3,10 @@
 For each call, in order::
 
     lookup ─► parse ─► validate ─► (write: done in an earlier round? ─► already_done)
-        ─► (write: mint its key) ─► convergence guard ─► grounded? ─► confirmed?
-        ─► (write: claim the key) ─► run the handler inside the boundary
-        ─► check what it returned ─► outcome ─► (write: settle the ledger, ``_settle.py``)
+        ─► (write: mint its key) ─► convergence guard ─► grounded? ─► confirmed? (a policy
+        may ask only some calls) ─► (write: claim the key) ─► run the handler inside the
+        boundary ─► check what it returned ─► outcome ─► (write: settle the ledger,
+        ``_settle.py``)
 
 Grounding (``_grounding.py``) checks the arguments a tool declares ``grounded`` against the
 turn's ``user_texts``: one the person did not say is ``not_in_message``; one derived from
@@ -104,6 +105,8 @@ class PendingCall:
     arguments: dict[str, Any]
     derived: tuple[Derived, ...] = ()
     """Why a call that is no ``confirm`` write waits: values derived from the person's words."""
+    question: str | None = None
+    """What a ``Confirm`` policy asks the person (None: the harness's own words)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +175,8 @@ class Executor:
                 records.append(self._traced(refused))
             elif concurrent:
                 group.append((call, prepared))
-            elif _asks(prepared) and self._decision(call, prepared, state) is None:
-                return BatchResult(tuple(records), pending=self._pending(call, prepared))
+            elif (waiting := self._waiting(call, prepared, state)) is not None:
+                return BatchResult(tuple(records), pending=waiting)
             else:
                 records.append(await self._run_one(call, prepared, state))
         records.extend(await self._flush(group, state))
@@ -194,7 +197,7 @@ class Executor:
     def _replay_one(self, call: ToolCall, outcome: Outcome, state: TurnState) -> None:
         if isinstance(outcome, ToolError) and outcome.code == ErrorCode.NOT_EXECUTED:
             return  # never prepared: the turn had stopped, or the response was cut off
-        prepared = self._validated(call, state.lang)
+        prepared = _validated(self.tools, call, state.lang)
         if isinstance(prepared, _Refused):
             identity = prepared.identity
         elif isinstance(outcome, ToolError) and outcome.code == ErrorCode.ALREADY_DONE:
@@ -239,13 +242,54 @@ class Executor:
         del call
         return state.decisions.get(prepared.key or "")
 
-    def _pending(self, call: ToolCall, prepared: _Prepared) -> PendingCall:
+    def _waiting(self, call: ToolCall, prepared: _Prepared, state: TurnState) -> PendingCall | None:
+        """The call as it waits for a person: nobody decided on it yet, and its tool confirms
+        (a ``Confirm`` policy: asks a question of this call) or a grounded value was derived
+        from the person's words. A policy that raises is diagnosed and the call waits with
+        the harness's own question: a person decides."""
+        tool = prepared.tool
+        if not _asks(prepared) or self._decision(call, prepared, state) is not None:
+            return None
+        question = None
+        if tool.confirm:
+            ctx = self._context(call, tool, state.conversation_id, state.lang)
+            asks, question = self._asked(tool, prepared.args.__dict__, ctx)
+            if not asks and not prepared.derived:
+                return None
         assert prepared.key is not None  # confirm only applies to writes, which have keys
         # what the person reads: the validated values of the arguments the call gave (an
         # optional one it left out is not shown as null); the key binds the full identity
         given = call.arguments or {}
         arguments = {k: v for k, v in json.loads(prepared.canonical).items() if k in given}
-        return PendingCall(call, prepared.key, prepared.fingerprint, arguments, prepared.derived)
+        return PendingCall(
+            call, prepared.key, prepared.fingerprint, arguments, prepared.derived, question
+        )
+
+    def question_for(self, call: ToolCall, conversation_id: str, lang: Lang) -> str | None:
+        """The question a ``Confirm`` policy asks of ``call`` now (None: none, or its tool
+        confirms every call): what a pending approval shows after a restart."""
+        tool = self.tools.get(call.name)
+        if tool is None or not callable(tool.confirm) or call.arguments is None:
+            return None
+        validated = tool.validate(call.arguments, lang)
+        if isinstance(validated, tuple):
+            return None
+        ctx = self._context(call, tool, conversation_id, lang)
+        return self._asked(tool, validated.__dict__, ctx)[1]
+
+    def _asked(
+        self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext
+    ) -> tuple[bool, str | None]:
+        """Whether ``tool``'s policy asks about this call, and its question. A policy that
+        raises is diagnosed, and the call waits with the harness's own words."""
+        try:
+            return tool.confirmation(arguments, ctx)
+        except Exception as exc:  # noqa: BLE001 - the error boundary, as for handlers
+            self._diagnose(exc, ctx)
+            return True, None
+
+    def _context(self, call: ToolCall, tool: Tool, conversation_id: str, lang: Lang) -> ToolContext:
+        return ToolContext(call.call_id, tool.name, conversation_id, lang, app=self._app)
 
     def _finish(
         self,
@@ -264,26 +308,6 @@ class Executor:
         return CallRecord(call, outcome, executed=executed, key=prep.key)
 
     # -- before the handler ------------------------------------------------------------------
-
-    def _validated(self, call: ToolCall, lang: Lang) -> _Prepared | _Refused:
-        """The validated call, or why it cannot run (with its identity as it was sent)."""
-        tool = self.tools.get(call.name)
-        if tool is None:
-            return _Refused(f"?{call.name}", None)
-        if call.arguments is None:
-            raw_fp = fingerprint(tool.name, "raw:" + (call.raw_arguments or ""))
-            not_an_object = Detail(
-                "$", text(lang, "arg_not_object"), text(lang, "arg_not_object_expected")
-            )
-            return _Refused(raw_fp, (not_an_object,))
-        validated = tool.validate(call.arguments, lang)
-        if isinstance(validated, tuple):
-            try:
-                raw = canonical_json(call.arguments)
-            except (ValueError, TypeError, RecursionError):  # not JSON data: one identity for all
-                raw = "unencodable"
-            return _Refused(fingerprint(tool.name, "raw:" + raw), validated)
-        return _Prepared(tool, validated)
 
     def _mint(self, prepared: _Prepared, state: TurnState, call_id: str) -> None:
         """Give a write its key: the one its caller supplied, or its ordinal among identical
@@ -309,7 +333,7 @@ class Executor:
         )
 
     def _prepare(self, call: ToolCall, state: TurnState) -> _Prepared | ToolError:
-        prepared = self._validated(call, state.lang)
+        prepared = _validated(self.tools, call, state.lang)
         if isinstance(prepared, _Refused):
             refusal = self._refusal(call, prepared, state.lang)
             return state.guarded(prepared.identity, refusal, self._guard_limit)
@@ -373,9 +397,9 @@ class Executor:
             why = "denied" if tool.confirm else "denied_derived"
             denied = ToolError(ErrorCode.DENIED, text(state.lang, why), Recovery.CHOOSE_ALTERNATIVE)
             return self._finish(call, denied, state, prep, executed=False)
-        ctx = ToolContext(call.call_id, tool.name, state.conversation_id, state.lang, app=self._app)
+        ctx = self._context(call, tool, state.conversation_id, state.lang)
         if tool.effect == "read":
-            outcome = await self._invoke(tool, prep, ctx)
+            outcome = await _invoke(tool, prep, ctx)
             if isinstance(outcome, BaseException):
                 self._diagnose(outcome, ctx)
                 outcome = ToolError(
@@ -409,7 +433,7 @@ class Executor:
             with HEARTBEAT.keep(
                 lambda: self.ledger.renew(key, attempt, self._lease), every=self._lease / 3
             ):
-                result = await self._invoke(tool, prep, ctx)
+                result = await _invoke(tool, prep, ctx)
         except BaseException:  # interrupted (Ctrl-C, cancelled): its fate is now unknown
             self.settler.abandon(tool, key, attempt, state.lang)
             raise
@@ -419,31 +443,6 @@ class Executor:
         else:
             outcome = self.settler.settle(tool, key, arguments, ctx, result)
         return self._finish(call, outcome, state, prep, executed=True)
-
-    async def _invoke(
-        self, tool: Tool, prep: _Prepared, ctx: ToolContext
-    ) -> Outcome | BaseException:
-        """Run the handler; what it raises, or returns that is not an outcome of plain JSON
-        data, comes back as the exception to diagnose (the error boundary)."""
-        kwargs = prep.args.__dict__  # the validated field values, by name
-        try:
-            if tool.is_async:
-                value = await (
-                    tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
-                )
-            else:
-                value = (
-                    tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
-                )
-                if type(value) is not dict and isawaitable(value):
-                    value = await value  # an async function behind a plain decorator
-            return _to_outcome(value)
-        except Exception as exc:  # noqa: BLE001 - the error boundary: every failure becomes data
-            return exc
-        except BaseException as exc:
-            if _stray_cancellation(exc):
-                return exc
-            raise
 
     def _diagnose(self, exc: BaseException, ctx: ToolContext) -> None:
         self.diagnostics.record(
@@ -458,6 +457,49 @@ class Executor:
         )
 
 
+def _validated(tools: ToolSet, call: ToolCall, lang: Lang) -> _Prepared | _Refused:
+    """The validated call, or why it cannot run (with its identity as it was sent)."""
+    tool = tools.get(call.name)
+    if tool is None:
+        return _Refused(f"?{call.name}", None)
+    if call.arguments is None:
+        raw_fp = fingerprint(tool.name, "raw:" + (call.raw_arguments or ""))
+        not_an_object = Detail(
+            "$", text(lang, "arg_not_object"), text(lang, "arg_not_object_expected")
+        )
+        return _Refused(raw_fp, (not_an_object,))
+    validated = tool.validate(call.arguments, lang)
+    if isinstance(validated, tuple):
+        try:
+            raw = canonical_json(call.arguments)
+        except (ValueError, TypeError, RecursionError):  # not JSON data: one identity for all
+            raw = "unencodable"
+        return _Refused(fingerprint(tool.name, "raw:" + raw), validated)
+    return _Prepared(tool, validated)
+
+
+async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext) -> Outcome | BaseException:
+    """Run the handler; what it raises, or returns that is not an outcome of plain JSON data,
+    comes back as the exception to diagnose (the error boundary)."""
+    kwargs = prep.args.__dict__  # the validated field values, by name
+    try:
+        if tool.is_async:
+            value = await (
+                tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
+            )
+        else:
+            value = tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
+            if type(value) is not dict and isawaitable(value):
+                value = await value  # an async function behind a plain decorator
+        return _to_outcome(value)
+    except Exception as exc:  # noqa: BLE001 - the error boundary: every failure becomes data
+        return exc
+    except BaseException as exc:
+        if _stray_cancellation(exc):
+            return exc
+        raise
+
+
 def _not_executed(call: ToolCall, state: TurnState) -> CallRecord:
     error = ToolError(ErrorCode.NOT_EXECUTED, text(state.lang, "not_executed"), Recovery.STOP_TURN)
     return CallRecord(call, error, executed=False)
@@ -466,7 +508,7 @@ def _not_executed(call: ToolCall, state: TurnState) -> CallRecord:
 def _asks(prepared: _Prepared) -> bool:
     """Whether the call runs only once a person says yes: a ``confirm`` write, or a write
     with a grounded value derived from the person's words."""
-    return prepared.tool.confirm or bool(prepared.derived)
+    return bool(prepared.tool.confirm) or bool(prepared.derived)
 
 
 def _stopped(state: TurnState) -> bool:

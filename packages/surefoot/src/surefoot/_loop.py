@@ -298,7 +298,12 @@ class Agent:
 
     def pending_confirmation(self, conversation_id: str) -> PendingConfirmation | None:
         """The call of this conversation waiting for a decision, if any."""
-        return waiting_call(self.journal, conversation_id)
+        lang = self.lang
+        return waiting_call(
+            self.journal,
+            conversation_id,
+            lambda call: self.executor.question_for(call, conversation_id, lang),
+        )
 
     def approval(self, conversation_id: str, approval: str) -> Approval | None:
         """The approval ``approval`` of this conversation (decided or not), if it exists."""

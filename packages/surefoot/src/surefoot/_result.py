@@ -32,6 +32,9 @@ class PendingConfirmation:
     call_id: str
     tool: str
     arguments: dict[str, Any] | None
+    question: str | None = None
+    """The question the tool's ``Confirm`` policy asks the person (None: the tool confirms
+    every call; show the call itself)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -285,13 +285,13 @@ class TurnRunner:
             )
         )
         lang = self.agent.lang
-        reply = text(lang, "awaiting_confirmation", tool=call.call.name)
-        for derived in call.derived:  # why a write that is no confirm write waits
+        reply = call.question or text(lang, "awaiting_confirmation", tool=call.call.name)
+        for derived in call.derived:  # why a write waits: values derived from the person's words
             said, field, value = derived.said, derived.field, derived.value
             reply += text(lang, "awaiting_derived", said=said, field=field, value=value)
         reply = self.replies.with_what_was_done(reply, [*turn.earlier, *turn.calls])
         await self._emit(turn, HarnessMessage(reply, "awaiting_confirmation"))
-        pending = pending_of(approval)
+        pending = pending_of(approval, call.question)
         return self._result(turn, reply, "harness", "awaiting_confirmation", pending=pending)
 
     async def stop_with(
@@ -401,10 +401,16 @@ def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
     )
 
 
-def pending_of(approval: Approval) -> PendingConfirmation:
-    """The ``PendingConfirmation`` an approval stands for."""
+def pending_of(approval: Approval, question: str | None = None) -> PendingConfirmation:
+    """The ``PendingConfirmation`` an approval stands for, with the question its tool's
+    policy asks (if any)."""
     return PendingConfirmation(
-        approval.conversation_id, approval.id, approval.call_id, approval.tool, approval.arguments
+        approval.conversation_id,
+        approval.id,
+        approval.call_id,
+        approval.tool,
+        approval.arguments,
+        question,
     )
 
 
@@ -503,8 +509,11 @@ def rebuild(
     turn.corrections = sum(n.reason == "invalid_output" for n in notes)
 
 
-def waiting_call(journal: Journal, conversation_id: str) -> PendingConfirmation | None:
-    """The call of ``conversation_id`` waiting for a person's decision, if any."""
+def waiting_call(
+    journal: Journal, conversation_id: str, question: Callable[[ToolCall], str | None]
+) -> PendingConfirmation | None:
+    """The call of ``conversation_id`` waiting for a person's decision, if any, with what
+    ``question`` says its tool's policy asks of it now."""
     messages = journal.load(conversation_id)
     if not unanswered(messages):
         return None
@@ -516,5 +525,6 @@ def waiting_call(journal: Journal, conversation_id: str) -> PendingConfirmation 
         conversation_id=conversation_id, user_turn=user_turn, decided=False
     ):
         if (approval.call_id, approval.tool) in waiting:
-            return pending_of(approval)
+            call = ToolCall(approval.call_id, approval.tool, approval.arguments)
+            return pending_of(approval, question(call))
     return None

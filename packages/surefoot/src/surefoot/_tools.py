@@ -55,11 +55,18 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
+    from ._context import ToolContext
+
 Effect = Literal["read", "write"]
 ReconcileResult = Ok | Literal["absent"] | None
 """A reconcile hook's verdict: the effect happened (its result), provably did not, or unknown."""
 Describe = Callable[[dict[str, Any], Lang], str]
 """A write's result in a person's words, in a language ("weight 77.4 kg, 3 Dec")."""
+Confirm = Callable[[dict[str, Any], "ToolContext"], "str | None"]
+"""A per-call confirmation policy: ``confirm(arguments, ctx)`` with the validated arguments
+(as the handler gets them) returns None (this call runs without asking) or the question a
+person answers before it runs ("Save 220 kg for today? Your last weight was 76 kg on 3 Dec.").
+"""
 
 _NOT_ISO = "must be a calendar date written YYYY-MM-DD"
 _NOT_A_DAY = "is not a real calendar date"
@@ -117,7 +124,9 @@ class Tool:
             Reads are never destructive (declaring it on a read is refused).
         title: A human title for the tool (MCP's ``title``); None: from its name
             (``add_meal_food`` is "Add meal food").
-        confirm: A person approves each call of the write before it runs.
+        confirm: A person approves each call of the write before it runs (True), or the
+            calls a ``Confirm`` policy asks a question for: it runs after validation, before
+            the write claims its key, and the approval stays bound to that exact call.
         reconcile: ``reconcile(key, arguments)``: whether a write whose fate is unknown took
             effect (``Ok``), provably did not (``"absent"``) or cannot be told (None).
         repeatable: An identical call in a later round of the same turn is a new write (a
@@ -140,7 +149,7 @@ class Tool:
     arguments: type[BaseModel]
     effect: Effect = "read"
     idempotent: bool = False
-    confirm: bool = False
+    confirm: bool | Confirm = False
     destructive: bool | None = None
     title: str | None = None
     atomic: bool = False
@@ -163,7 +172,7 @@ class Tool:
         description: str | None = None,
         effect: Effect = "read",
         idempotent: bool = False,
-        confirm: bool = False,
+        confirm: bool | Confirm = False,
         destructive: bool | None = None,
         title: str | None = None,
         atomic: bool = False,
@@ -218,6 +227,14 @@ class Tool:
             wants_context=wants_context,
             is_async=inspect.iscoroutinefunction(func),
         )
+
+    def confirmation(self, arguments: dict[str, Any], ctx: ToolContext) -> tuple[bool, str | None]:
+        """Whether this call waits for a person, and the question to ask them (None: the
+        harness's own words). A static ``confirm`` asks for every call."""
+        if not callable(self.confirm):
+            return bool(self.confirm), None
+        question = self.confirm(arguments, ctx)
+        return question is not None, question
 
     def spec(self) -> ToolSpec:
         """The provider-facing declaration, generated from the argument model."""
@@ -608,7 +625,7 @@ class ToolSet:
         description: str | None = None,
         effect: Effect = "read",
         idempotent: bool = False,
-        confirm: bool = False,
+        confirm: bool | Confirm = False,
         destructive: bool | None = None,
         title: str | None = None,
         atomic: bool = False,
@@ -627,7 +644,7 @@ class ToolSet:
         description: str | None = None,
         effect: Effect = "read",
         idempotent: bool = False,
-        confirm: bool = False,
+        confirm: bool | Confirm = False,
         destructive: bool | None = None,
         title: str | None = None,
         atomic: bool = False,

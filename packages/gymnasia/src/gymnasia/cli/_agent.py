@@ -288,7 +288,7 @@ def _confirm_loop(
         printer.end_line()
         pending = result.pending_confirmation
         args = json.dumps(pending.arguments, ensure_ascii=False)
-        question = t(lang, "confirm_action", call=f"{pending.tool}({args})")
+        question = pending.question or t(lang, "confirm_action", call=f"{pending.tool}({args})")
         out.print()
         answer = confirmed(f"  {question}", lang, out)
         coach.agent.decide(pending.conversation_id, pending.id, approved=answer)

@@ -71,6 +71,8 @@ app.add_typer(meals_app, name="meals")
 app.add_typer(routines_app, name="routines")
 app.add_typer(foods_app, name="foods")
 app.add_typer(exercises_app, name="exercises")
+goals_app = typer.Typer(help="Read the goals the Coach saved (per measure).")
+app.add_typer(goals_app, name="goals")
 
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)

@@ -18,9 +18,10 @@ from surefoot.sql import Tx
 from .. import catalog, meals
 from ..backup import ExportError, read_export
 from ..diet import logged_meal, meal_json, totals
+from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import number, t
-from ..tools import MEASUREMENT_LIMITS
+from ..tools import describe_goal
 from ..training import MAX_EXERCISES, Plan, RoutineCategory, moved, plan_of, routine_json
 from ._base import (
     DbOpt,
@@ -34,6 +35,7 @@ from ._base import (
     exercises_app,
     existing_store,
     foods_app,
+    goals_app,
     meals_app,
     measurements_app,
     out,
@@ -76,6 +78,27 @@ def measurements_list(
     for row in rows:
         values = ", ".join(f"{k}={v:g}" for k, v in row.items() if k != "date" and v is not None)
         out.print(f"{row['date']}  {values}")
+
+
+@goals_app.command("list")
+def goals_list(
+    db: DbOpt = None,
+    lang: LangOpt = "es",
+    user: UserOpt = "default",
+    json_output: JsonOpt = False,
+) -> None:
+    """List the saved goals: per measure, its target and optional date."""
+    language = parse_lang(lang)
+    store = existing_store(db, language, user)
+    rows = store.goals()
+    store.db.close()
+    if json_output:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        return
+    if not rows:
+        out.print(t(language, "goals_empty"), markup=False)
+    for row in rows:
+        out.print(describe_goal(row, language), markup=False)
 
 
 @measurements_app.command("show")

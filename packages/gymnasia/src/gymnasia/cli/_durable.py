@@ -110,6 +110,7 @@ def _pending_json(pending: PendingConfirmation) -> dict[str, Any]:
         "conversation_id": pending.conversation_id,
         "tool": pending.tool,
         "arguments": pending.arguments,
+        "question": pending.question,
     }
 
 
@@ -135,6 +136,8 @@ def approvals_list(
     for row in rows:
         args = json.dumps(row["arguments"], ensure_ascii=False)
         out.print(f"{row['id']}  {row['conversation_id']}  {row['tool']}({args})", markup=False)
+        if row["question"]:
+            out.print(f"  {row['question']}", markup=False)
 
 
 def _turn_coach(

@@ -28,6 +28,7 @@ ORDER = (
     "gym_routines",
     "routine_exercises",
     "routine_series",
+    "gym_goals",
     "conversations",
     "messages",
     "writes",
@@ -44,7 +45,7 @@ def delete_data(
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
     json_output: JsonOpt = False,
 ) -> None:
-    """Erase all of the user's data (measurements, notes, meals, routines, conversations,
+    """Erase all of the user's data (measurements, notes, meals, routines, goals, conversations,
     the record of writes, confirmations and diagnostics) in one transaction; asks first."""
     language = parse_lang(lang)
     store = existing_store(db, language, user)

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 Action = Literal[
     "save_measurement",
+    "save_goal",
     "delete_measurement",
     "read_measurement",
     "list_measurements",
@@ -35,6 +36,7 @@ Problem = Literal[
     "date_bad",
     "date_missing",
     "date_future",
+    "date_old",
     "date_many",
     "year_missing",
     "unit_missing",
@@ -71,6 +73,7 @@ NEEDS_FIELD: Final = frozenset({"out_of_range", "unit_missing", "unit_wrong", "v
 WRITE_ACTIONS: Final = frozenset(
     {
         "save_measurement",
+        "save_goal",
         "delete_measurement",
         "save_note",
         "delete_note",
@@ -125,6 +128,16 @@ class SaveMeasurement:
     values: tuple[tuple[str, float], ...]
     written: tuple[tuple[str, str], ...] = ()
     kind: Literal["save_measurement"] = "save_measurement"
+
+
+@dataclass(frozen=True, slots=True)
+class SaveGoal:
+    """Save the goal of one measure (tool units), by a date after today or with none."""
+
+    measure: str
+    target: float
+    by_date: dt.date | None = None
+    kind: Literal["save_goal"] = "save_goal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +259,7 @@ Intent = (
     ReadMeasurement
     | ListMeasurements
     | SaveMeasurement
+    | SaveGoal
     | DeleteMeasurement
     | SaveNote
     | ReadNote

@@ -3,15 +3,22 @@
 A value is saved only when everything about it was read whole: its number (no ambiguous
 thousands separator, not negative), its unit (kg or lb for weight, % for body fat, cm, m or in
 for girths and height; lb, m and in are converted), the field it belongs to, the tool's range
-for that field, and exactly one date that is not in the future. Anything less is ``Unclear``.
+for that field, and exactly one date the tools accept. Anything less is ``Unclear``. The range
+and the date rule are the tools' own (``gymnasia.rules``), asked here, never copied.
+
+A goal ("quiero llegar a 74 kg", "my target weight is 70 kg") is saved as a goal, never as a
+measurement: one value of one field, with no date or a date after today (its deadline).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from decimal import Decimal
 from typing import Final
 
+from ..rules import GIRTHS, MEASUREMENT_LIMITS, date_problem
+from ..store import MEASUREMENT_FIELDS
 from ._intents import (
     Action,
     DeleteMeasurement,
@@ -19,27 +26,13 @@ from ._intents import (
     ListMeasurements,
     Problem,
     ReadMeasurement,
+    SaveGoal,
     SaveMeasurement,
     Unclear,
 )
 from ._sentence import Quantity, Sentence
 
-GIRTHS: Final = (
-    "neck_cm",
-    "chest_cm",
-    "waist_cm",
-    "hips_cm",
-    "biceps_cm",
-    "quadriceps_cm",
-    "calf_cm",
-)
-FIELDS: Final = ("weight_kg", "body_fat_pct", *GIRTHS, "height_cm")
-BOUNDS: Final[dict[str, tuple[int, int]]] = {
-    "weight_kg": (20, 400),
-    "body_fat_pct": (2, 75),
-    **dict.fromkeys(GIRTHS, (10, 250)),
-    "height_cm": (50, 260),
-}
+FIELDS: Final = MEASUREMENT_FIELDS
 _LENGTH: Final[dict[str | None, Decimal]] = {
     "cm": Decimal(1),
     "m": Decimal(100),
@@ -73,6 +66,9 @@ def parse_measurements(s: Sentence) -> Intent | Unclear | None:
         return Unclear("delete_measurement", "negated")
     if "save" in conditional or (measured and s.has("if")):
         return Unclear("save_measurement", "conditional")
+    goal = _goal(s) if measured else None
+    if goal is not None:
+        return goal
     has_values = bool(s.quantities)
     if "save" in plain or (has_values and not plain and not negated and not s.is_question()):
         return not_asked(s, "save_measurement") or _save(s)
@@ -143,6 +139,29 @@ def _save(s: Sentence) -> SaveMeasurement | Unclear:
     return SaveMeasurement(date, ordered, tuple(written.items()))
 
 
+def _goal(s: Sentence) -> SaveGoal | Unclear | None:
+    """A goal: a goal word ("objetivo", "meta", "target"), or a wish without a save verb
+    ("quiero llegar a 74 kg"), for one value, with no date or a date after today. None: not a
+    goal (a date of today or before makes it read as about a measurement)."""
+    if not (s.has("goal") or (s.has("wish") and "save" not in s.actions())):
+        return None
+    dates = [ref.value for ref in s.dates]
+    if any(day is None or day <= s.today for day in dates) or len(set(dates)) > 1:
+        return None
+    by_date = dates[0] if dates else None
+    if s.has("neg") or s.has("if") or s.has("cond") or s.has("other"):
+        return None  # not_asked says why, as for a measurement
+    if any(not _reaches(s, i) for i in s.where("delta")):
+        return Unclear("save_goal", "not_measured")  # "bajar 5 kg" is a change, not a target
+    if len(s.quantities) != 1:
+        return Unclear("save_goal", "value_missing" if not s.quantities else "mixed")
+    read = _field_value(s, s.quantities[0])
+    if isinstance(read, Unclear):
+        return dataclasses.replace(read, action="save_goal")
+    field, value = read
+    return SaveGoal(field, value, by_date)
+
+
 def _delete(s: Sentence) -> DeleteMeasurement | Unclear:
     """ "Borra la medición del 2020-01-01" deletes the record; "borra mi cintura del ..." empties
     only the fields named. A value in the message makes it unclear which one is meant."""
@@ -179,8 +198,11 @@ def one_write_date(s: Sentence, action: Action) -> dt.date | Unclear:
     if len(distinct) > 1:
         return Unclear(action, "date_many", ", ".join(ref.text for ref in s.dates))
     (date,) = distinct
-    if date > s.today:
+    problem = date_problem(date, s.today)  # the tools' rule, not a copy of it
+    if problem == "date_in_future":
         return Unclear(action, "date_future", s.dates[0].text)
+    if problem == "date_too_old":
+        return Unclear(action, "date_old", s.dates[0].text)
     return date
 
 
@@ -198,7 +220,7 @@ def _field_value(s: Sentence, quantity: Quantity) -> tuple[str, float] | Unclear
         problem = "unit_missing" if quantity.unit is None else "unit_wrong"
         return Unclear("save_measurement", problem, quantity.text, field)
     value = float(round(number.value * factors[quantity.unit], 2))
-    low, high = BOUNDS[field]
+    low, high = MEASUREMENT_LIMITS[field]
     if not low <= value <= high:
         return Unclear("save_measurement", "out_of_range", quantity.text, field)
     return field, value

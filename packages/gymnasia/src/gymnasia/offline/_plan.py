@@ -26,6 +26,7 @@ from ._intents import (
     ReadMeasurement,
     ReadNote,
     ReadRoutines,
+    SaveGoal,
     SaveMeasurement,
     SaveNote,
     SearchExercises,
@@ -65,6 +66,13 @@ def plan(intent: Intent, results: Results, say: Replies) -> Step:
         return _measurements(intent, results, say)
     if isinstance(intent, DeleteMeasurement):
         return _delete(intent, results, say)
+    if isinstance(intent, SaveGoal):
+        if not results:
+            arguments: dict[str, Any] = {"measure": intent.measure, "target": intent.target}
+            if intent.by_date is not None:
+                arguments["by_date"] = intent.by_date.isoformat()
+            return _one("save_goal", arguments)
+        return Say(say.goal_saved(results[-1][1]))
     if isinstance(intent, SaveNote | ReadNote | ListNotes | DeleteNote | SuggestFeature):
         return _memory(intent, results, say)
     return _diet_and_training(intent, results, say)

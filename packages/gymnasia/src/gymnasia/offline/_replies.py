@@ -12,9 +12,11 @@ from typing import Any, Final
 from surefoot import Lang, Ok, Outcome, ToolError
 
 from .. import meals
+from ..rules import MEASUREMENT_LIMITS
 from ..texts import number, t
+from ..tools import describe_goal
 from ._intents import WRITE_ACTIONS, SaveMeasurement, Unclear
-from ._measure import BOUNDS, FIELDS
+from ._measure import FIELDS
 
 _SNACKS: Final = ("mid_morning", "afternoon")
 _NUTRIENT_KEYS: Final = {
@@ -100,9 +102,9 @@ class Replies:
         return self.t("offline_units_length")
 
     @staticmethod
-    def _bounds(field: str) -> tuple[int, int, str]:
-        if field in BOUNDS:
-            low, high = BOUNDS[field]
+    def _bounds(field: str) -> tuple[float, float, str]:
+        if field in MEASUREMENT_LIMITS:
+            low, high = MEASUREMENT_LIMITS[field]
             return low, high, unit_of(field)
         return _OTHER_BOUNDS[field]
 
@@ -150,6 +152,12 @@ class Replies:
             return self.t("saved_weight", weight=weight, date=data.get("date", ""))
         values = self._values(data, fields, intent.written)
         return self.t("offline_saved_fields", date=data.get("date", ""), values=values)
+
+    def goal_saved(self, outcome: Outcome) -> str:
+        """A goal write's outcome."""
+        if isinstance(outcome, ToolError):
+            return self.t("save_failed", code=outcome.code)
+        return self.t("goal_saved", goal=describe_goal(outcome.data, self.lang))
 
     def deleted(self, date: str, fields: Sequence[str], outcome: Outcome) -> str:
         """A measurement deletion's outcome (the whole record, or the fields named)."""

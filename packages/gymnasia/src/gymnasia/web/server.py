@@ -81,9 +81,10 @@ from surefoot.messages import (
 from .. import render
 from ..app import Coach, open_coach
 from ..checks import check_link
+from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import APP_NAME, number, t
-from ..tools import MEASUREMENT_LIMITS, BodyFat, Girth, Height, Weight
+from ..tools import BodyFat, Girth, Height, Weight
 from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
 from ._security import MAX_BODY, Guard
