@@ -77,11 +77,7 @@ def _cell(verdict: bool | None) -> str:
     return {True: "pass", False: "FAIL", None: "-"}[verdict]
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """Write the scenarios' records to RESULTS and print them as a table."""
-    results = config.stash.get(_RESULTS_KEY, [])
-    if not results:
-        return
+def _write_results(results: list[dict[str, Any]]) -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     summary = {
         "base_url": BASE_URL,
@@ -90,6 +86,21 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         "scenarios": results,
     }
     RESULTS.write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After each scenario, the results so far (an interrupted run still leaves its record)."""
+    results = item.config.stash.get(_RESULTS_KEY, [])
+    if results:
+        _write_results(results)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Write the scenarios' records to RESULTS and print them as a table."""
+    results = config.stash.get(_RESULTS_KEY, [])
+    if not results:
+        return
+    _write_results(results)
     names = sorted({name for r in results for name in r["invariants"]})
     write = terminalreporter.write_line
     terminalreporter.section(f"live-local results ({RESULTS})")

@@ -460,3 +460,54 @@ def test_scenario_keeps_the_harness_invariants(
     assert not failed, (
         f"{scenario.name}: {failed}; calls {entry['calls']}; reply {entry['reply']!r}"
     )
+
+
+# -- the suite's own code, offline (runs in every `make test`) -----------------------------------
+
+
+def test_checks_read_the_wire_through_the_proxy(tmp_path: Path) -> None:
+    """The article's scenario against a fake server passes every check, through the proxy."""
+    from surefoot.testing import FakeOpenAIChatServer, call, turn
+
+    script = [
+        turn(call("read_measurement", {"date": "2020-01-02"})),
+        turn(call("read_measurement", {"date": "2020-01-01"})),
+        turn("El 2020-01-01 pesabas 76 kg."),
+    ]
+    with FakeOpenAIChatServer(script) as server:
+        run = run_scenario(SCENARIOS[0], server.base_url + "/v1", tmp_path / "fake.db")
+        server.assert_consumed()
+    entry = record(SCENARIOS[0], run)
+    assert entry["invariants"]["1_not_found_on_wire"]["passed"] is True, entry
+    assert entry["passed"], entry
+    assert (entry["model_requests"], entry["wire_requests"]) == (3, 3)
+    assert [c["outcome"] for c in entry["calls"]] == ["not_found -> choose_alternative", "ok"]
+
+
+def test_checks_catch_what_they_forbid() -> None:
+    """A turn that repeats a failed call and a write, then ends with an empty reply, or a
+    harness reply without the saved value, fails checks 4 to 7."""
+    write = {"name": "write_measurement", "arguments": {"date": TODAY, "weight_kg": 77.4}}
+    failed = {"name": "read_measurement", "arguments": {"date": "2020-01-02"}}
+    not_found = {"is_error": True, "error": "not_found", "recovery": "choose_alternative"}
+    saved = {"ok": {"date": TODAY, "weight_kg": 77.4}}
+    calls = [
+        {**failed, "raw_arguments": None, "executed": True, "outcome": not_found},
+        {**failed, "raw_arguments": None, "executed": True, "outcome": not_found},
+        {**write, "raw_arguments": None, "executed": True, "outcome": saved},
+        {**write, "raw_arguments": None, "executed": True, "outcome": saved},
+    ]
+    row = {"tool": "write_measurement", "state": "committed", "attempt": 1, "arguments": {}}
+    run = Run(None, None, [row, row], [], 1.0)
+    empty = {
+        "tool_calls": calls,
+        "stop_reason": "completed",
+        "reply": " \n",
+        "reply_author": "model",
+    }
+    terse = {**empty, "stop_reason": "round_limit", "reply": "Listo.", "reply_author": "harness"}
+    assert check_no_failed_repeat(run, empty)[0] is False
+    assert check_write_once(run, empty)[0] is False
+    assert check_no_empty_reply(run, empty)[0] is False
+    assert check_harness_reply_lists_saved(run, terse)[0] is False
+    assert check_harness_reply_lists_saved(run, {**terse, "reply": "Guardé 77,4 kg."})[0] is True
