@@ -9,9 +9,10 @@
 #           vendored llama.cpp sources build them (sha256-checked)
 #   build   llama-server from those sources (about 2.5 minutes on two cores), and the corrected
 #           chat template
-#   start   the server on 127.0.0.1:$LOCAL_MODEL_PORT, its pid in $LOCAL_MODEL_CACHE/server.pid;
-#           a healthy server already on that port is left alone
-#   stop    the server this script started (by its pid file)
+#   start   the server on 127.0.0.1:$LOCAL_MODEL_PORT, its pid in
+#           $LOCAL_MODEL_CACHE/server-$LOCAL_MODEL_PORT.pid (one file per port, so servers on two
+#           ports can share the cache); a healthy server already on that port is left alone
+#   stop    the server this script started on that port (by its pid file)
 #   status  what the cache holds and whether the server answers (exit 0 when it does)
 #   up      fetch, build and start: each step skips what is already there (`make local-model`)
 #
@@ -51,8 +52,8 @@ TEMPLATE="$CACHE/models/qwen2.5-tools.jinja"
 TEMPLATE_SOURCE="models/templates/Qwen-Qwen2.5-7B-Instruct.jinja"
 TEMPLATE_SHA256=cd8e9439f0570856fd70470bf8889ebd8b5d1107207f67a5efb46e342330527f
 
-PIDFILE="$CACHE/server.pid"
-LOG="$CACHE/server.log"
+PIDFILE="$CACHE/server-$PORT.pid"
+LOG="$CACHE/server-$PORT.log"
 HEALTH="http://127.0.0.1:$PORT/health"
 
 die() {
@@ -266,7 +267,7 @@ case "${1:-}" in
     start
     ;;
   *)
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
