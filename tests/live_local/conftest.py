@@ -95,6 +95,14 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
         _write_results(results)
 
 
+def _verdict(result: dict[str, Any], number: str) -> bool | None:
+    """The scenario's verdict on the invariants numbered ``number`` (False wins, then True)."""
+    verdicts = [v["passed"] for k, v in result["invariants"].items() if k.split("_")[0] == number]
+    if False in verdicts:
+        return False
+    return True if True in verdicts else None
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Write the scenarios' records to RESULTS and print them as a table."""
     results = config.stash.get(_RESULTS_KEY, [])
@@ -102,17 +110,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     _write_results(results)
     names = sorted({name for r in results for name in r["invariants"]})
+    numbers = sorted({name.split("_")[0] for name in names})  # a scenario has one 3_* check
     write = terminalreporter.write_line
     terminalreporter.section(f"live-local results ({RESULTS})")
-    head = f"{'scenario':<22} {'req':>3} {'tok in':>7} {'tok out':>7} {'wall s':>7}  "
-    write(head + " ".join(f"{n.split('_')[0]:>4}" for n in names) + "  stop_reason/author")
+    head = f"{'scenario':<20} {'req':>3} {'tok in':>7} {'new in':>6} {'out':>4} {'wall s':>7} "
+    write(head + " ".join(f"{n:>4}" for n in numbers) + "  stop_reason/author")
     for r in results:
         tokens = r["tokens"]
         row = (
-            f"{r['scenario']:<22} {r['model_requests']:>3} {tokens['prompt_tokens']:>7} "
-            f"{tokens['completion_tokens']:>7} {r['wall_seconds']:>7.1f}  "
+            f"{r['scenario']:<20} {r['model_requests']:>3} {tokens['prompt_tokens']:>7} "
+            f"{tokens['prompt_processed']:>6} {tokens['completion_tokens']:>4} "
+            f"{r['wall_seconds']:>7.1f} "
         )
-        cells = " ".join(f"{_cell(r['invariants'].get(n, {}).get('passed')):>4}" for n in names)
+        cells = " ".join(f"{_cell(_verdict(r, n)):>4}" for n in numbers)
         write(f"{row}{cells}  {r['stop_reason']}/{r['reply_author']}")
     write("invariants: " + ", ".join(names))
     for r in results:

@@ -379,12 +379,14 @@ def check_harness_reply_lists_saved(run: Run, turn: dict[str, Any]) -> Verdict:
     ]
     if turn["reply_author"] != "harness" or not saved:
         return None, f"reply by {turn['reply_author']}, {len(saved)} confirmed write(s)"
-    values = [
-        v
-        for c in saved
-        for v in (c["arguments"] or {}).values()
-        if isinstance(v, int | float) and not isinstance(v, bool)
-    ]
+    values = list(
+        dict.fromkeys(  # each value once, in the order the calls saved them
+            v
+            for c in saved
+            for v in (c["arguments"] or {}).values()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        )
+    )
     missing = [v for v in values if not _mentions(turn["reply"], v)]
     if missing:
         return False, f"the harness's reply does not mention {missing}: {turn['reply']!r}"
