@@ -1,12 +1,15 @@
 # Two commands do all the set-up on a fresh clone (Python 3.11+ and make):
 #   make demo   — install into .venv and run `gymnasia demo` (offline, embedded SQLite)
 #   make test   — install into .venv and run the whole test suite
+# Two more run the Coach on a real model on this machine (neither is part of `make test`):
+#   make local-model — fetch, build and start llama-server with a small model (outside the repo)
+#   make test-local  — the live-local suite against it
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench install clean lock docs
+.PHONY: demo test lint bench install clean lock docs local-model test-local
 
 # Both distributions are installed editable from packages/, with the development tools of the
 # root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade), at
@@ -54,6 +57,23 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_executor.py
+
+# A real model on this machine: Qwen2.5-Coder-1.5B on llama.cpp's llama-server, fetched and
+# built into LOCAL_MODEL_CACHE (outside the repository; the first run takes about 3.5 minutes
+# on two cores, later ones seconds) and served on 127.0.0.1:LOCAL_MODEL_PORT. A healthy server
+# already there is left alone; `scripts/local-model.sh stop` stops the one it started.
+LOCAL_MODEL_CACHE ?= $(HOME)/.cache/surefoot-local-model
+LOCAL_MODEL_PORT ?= 8088
+LOCAL_MODEL_ENV = LOCAL_MODEL_CACHE='$(LOCAL_MODEL_CACHE)' LOCAL_MODEL_PORT='$(LOCAL_MODEL_PORT)'
+local-model:
+	$(LOCAL_MODEL_ENV) PYTHON='$(PYTHON)' scripts/local-model.sh up
+
+# The live-local suite (tests/live_local) against that server: the harness's invariants on a
+# real small model, its results in build/local-results.json. It takes 10-20 minutes on two
+# cores (the first request processes the Coach's 6k-token prompt cold, about 2 minutes).
+test-local: $(STAMP) local-model
+	SUREFOOT_LOCAL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 SUREFOOT_LOCAL_REQUIRED=1 \
+		$(PY) -m pytest -m live_local tests/live_local
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
