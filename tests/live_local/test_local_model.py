@@ -22,7 +22,9 @@ The invariants:
 4. a failed call is never executed again, identical (same name and arguments), in the turn;
 5. a write runs at most once per distinct arguments in a turn (calls and committed ledger rows);
 6. no turn ends ``completed`` with an empty reply;
-7. a reply the harness writes after a write committed mentions the saved values.
+7. a reply the harness writes after a write committed mentions the saved values;
+8. the turn's first request is at most 8,500 characters of system prompt + tools, and the
+   server counts it as at most 2,500 prompt tokens.
 """
 
 from __future__ import annotations
@@ -91,7 +93,12 @@ SCENARIOS = [  # one language at a time: the server caches the last prompt's pre
     Scenario("repeated_write_pt", "Salve o meu peso de hoje: 77,4 kg", ("5_write_once",), "pt"),
     Scenario("repeated_write_en", "Save my weight for today: 77.4 kg", ("5_write_once",), "en"),
 ]
-EVERY_TURN = ("4_no_failed_repeat", "6_no_empty_reply", "7_harness_reply_lists_saved")
+EVERY_TURN = (
+    "4_no_failed_repeat",
+    "6_no_empty_reply",
+    "7_harness_reply_lists_saved",
+    "8_first_request_small",
+)
 
 
 # -- running a turn ----------------------------------------------------------------------------
@@ -393,6 +400,28 @@ def check_harness_reply_lists_saved(run: Run, turn: dict[str, Any]) -> Verdict:
     return True, f"mentions {values}"
 
 
+FIRST_REQUEST_CHARS = 8500
+FIRST_REQUEST_TOKENS = 2500
+
+
+def check_first_request_is_small(run: Run, turn: dict[str, Any]) -> Verdict:
+    """8: the turn's first request is at most 8,500 characters of system prompt + tools, and
+    the server counts it as at most 2,500 prompt tokens."""
+    if not run.wire:
+        return False, "no request on the wire"
+    body = run.wire[0].request_json() or {}
+    system = "".join(
+        m.get("content") or "" for m in body.get("messages") or [] if m.get("role") == "system"
+    )
+    chars = len(system) + len(json.dumps(body.get("tools") or [], ensure_ascii=False))
+    usage = (run.wire[0].response_json() or {}).get("usage") or {}
+    prompt = usage.get("prompt_tokens")
+    detail = f"{chars} characters, {prompt} prompt tokens"
+    if not isinstance(prompt, int):
+        return False, f"{detail}: the server reported no prompt tokens"
+    return chars <= FIRST_REQUEST_CHARS and prompt <= FIRST_REQUEST_TOKENS, detail
+
+
 CHECKS = {
     "1_not_found_on_wire": check_not_found_on_wire,
     "2_unknown_stops_turn": check_unknown_stops_turn,
@@ -403,6 +432,7 @@ CHECKS = {
     "5_write_once": check_write_once,
     "6_no_empty_reply": check_no_empty_reply,
     "7_harness_reply_lists_saved": check_harness_reply_lists_saved,
+    "8_first_request_small": check_first_request_is_small,
 }
 
 
