@@ -233,12 +233,25 @@ class Agent:
                 trace.finished(result.stop_reason, result.model_requests)
             return result
 
-    def run_turn_sync(self, user_text: str, *, conversation_id: str | None = None) -> TurnResult:
+    def run_turn_sync(
+        self,
+        user_text: str,
+        *,
+        conversation_id: str | None = None,
+        on_event: EventHandler | None = None,
+    ) -> TurnResult:
         """``run_turn`` for synchronous callers, on one event loop per thread (reused from
         call to call). Raises ``ConfigurationError`` inside a running event loop: await
         ``run_turn`` there."""
-        turn = self.run_turn(user_text, conversation_id=conversation_id)
+        turn = self.run_turn(user_text, conversation_id=conversation_id, on_event=on_event)
         return run_sync(turn, what="run_turn_sync")
+
+    def resume_sync(
+        self, conversation_id: str, *, on_event: EventHandler | None = None
+    ) -> TurnResult:
+        """``resume`` for synchronous callers, on the same per-thread event loop as
+        ``run_turn_sync`` (and refused, like it, inside a running event loop)."""
+        return run_sync(self.resume(conversation_id, on_event=on_event), what="resume_sync")
 
     @contextmanager
     def hold(self, conversation_id: str) -> Iterator[Lease]:
