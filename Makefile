@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench install clean lock docs
+.PHONY: demo test lint bench install clean lock docs release-check
 
 # Both distributions are installed editable from packages/, with the development tools of the
 # root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade), at
@@ -29,6 +29,11 @@ lock: $(STAMP)
 
 install: $(STAMP)
 
+# Refuses (one line, exit 1) a version the two pyproject.toml files and surefoot.__version__
+# do not agree on, or one without its dated section in CHANGELOG.md. Needs no .venv.
+release-check:
+	@$(PYTHON) scripts/release_check.py
+
 demo: $(STAMP)
 	$(VENV)/bin/gymnasia demo
 
@@ -44,8 +49,8 @@ test: lint docs
 	exit $$rc
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check packages tests benchmarks
-	$(VENV)/bin/ruff format --check packages tests benchmarks
+	$(VENV)/bin/ruff check packages tests benchmarks scripts
+	$(VENV)/bin/ruff format --check packages tests benchmarks scripts
 	$(VENV)/bin/mypy
 
 # The docs site (MkDocs Material + mkdocstrings), built offline; any warning fails the build.
