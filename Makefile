@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench install clean lock docs release-check
+.PHONY: demo test lint bench install clean lock docs dist release-check
 
 # Both distributions are installed editable from packages/, with the development tools of the
 # root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade), at
@@ -28,6 +28,16 @@ lock: $(STAMP)
 	rm -f uv.lock
 
 install: $(STAMP)
+
+# Wheels and sdists of both distributions, for installing where no index has them
+# (`pip install --find-links dist surefoot`). Each wheel is built from its sdist, so a file
+# the sdist leaves out fails here.
+DIST ?= dist
+dist: $(STAMP)
+	@mkdir -p $(DIST)
+	rm -f $(DIST)/surefoot-* $(DIST)/gymnasia-*
+	$(PY) -m build --outdir $(DIST) packages/surefoot
+	$(PY) -m build --outdir $(DIST) packages/gymnasia
 
 # Refuses (one line, exit 1) a version the two pyproject.toml files and surefoot.__version__
 # do not agree on, or one without its dated section in CHANGELOG.md. Needs no .venv.
@@ -61,4 +71,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_executor.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site dist
