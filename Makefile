@@ -59,8 +59,8 @@ test: lint docs
 	exit $$rc
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check packages tests benchmarks scripts
-	$(VENV)/bin/ruff format --check packages tests benchmarks scripts
+	$(VENV)/bin/ruff check packages tests benchmarks examples scripts
+	$(VENV)/bin/ruff format --check packages tests benchmarks examples scripts
 	$(VENV)/bin/mypy
 
 # The docs site (MkDocs Material + mkdocstrings), built offline; any warning fails the build.
