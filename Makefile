@@ -9,7 +9,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench install clean lock docs local-model test-local
+.PHONY: demo test lint bench install clean lock docs local-model test-local dist release-check
 
 # Both distributions are installed editable from packages/, with the development tools of the
 # root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade), at
@@ -32,6 +32,21 @@ lock: $(STAMP)
 
 install: $(STAMP)
 
+# Wheels and sdists of both distributions, for installing where no index has them
+# (`pip install --find-links dist surefoot`). Each wheel is built from its sdist, so a file
+# the sdist leaves out fails here.
+DIST ?= dist
+dist: $(STAMP)
+	@mkdir -p $(DIST)
+	rm -f $(DIST)/surefoot-* $(DIST)/gymnasia-*
+	$(PY) -m build --outdir $(DIST) packages/surefoot
+	$(PY) -m build --outdir $(DIST) packages/gymnasia
+
+# Refuses (one line, exit 1) a version the two pyproject.toml files and surefoot.__version__
+# do not agree on, or one without its dated section in CHANGELOG.md. Needs no .venv.
+release-check:
+	@$(PYTHON) scripts/release_check.py
+
 demo: $(STAMP)
 	$(VENV)/bin/gymnasia demo
 
@@ -47,8 +62,8 @@ test: lint docs
 	exit $$rc
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check packages tests benchmarks
-	$(VENV)/bin/ruff format --check packages tests benchmarks
+	$(VENV)/bin/ruff check packages tests benchmarks examples scripts
+	$(VENV)/bin/ruff format --check packages tests benchmarks examples scripts
 	$(VENV)/bin/mypy
 
 # The docs site (MkDocs Material + mkdocstrings), built offline; any warning fails the build.
@@ -76,4 +91,4 @@ test-local: $(STAMP) local-model
 		$(PY) -m pytest -m live_local tests/live_local
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site dist

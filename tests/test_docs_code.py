@@ -186,6 +186,8 @@ def _resolve(words: list[str]) -> tuple[list[str], Any, list[str]]:
     command: Any = typer.main.get_command(app)  # Typer may bundle its own click: duck-typed
     path: list[str] = []
     rest = list(words)
+    while rest and rest[0].startswith("--") and rest[0] in _options(command) - {"--help"}:
+        rest.pop(0)  # a global option before the subcommand (`gymnasia --otel ask ...`)
     while hasattr(command, "commands") and rest and not rest[0].startswith("-"):
         sub = command.commands.get(rest[0])
         assert sub is not None, f"`gymnasia {' '.join(path + rest[:1])}` is no command"

@@ -1,5 +1,6 @@
-"""``Agent.run_turn_sync`` and ``run_sync``: one event loop per thread, reused from call to
-call; a thread that never had a loop gets its own; inside a running loop they refuse."""
+"""``Agent.run_turn_sync``, ``Agent.resume_sync`` and ``run_sync``: one event loop per thread,
+reused from call to call; a thread that never had a loop gets its own; inside a running loop
+they refuse."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from surefoot import Agent, ConfigurationError, ToolSet
 from surefoot._sync import run_sync, thread_loop
+from surefoot.executor import CallRecord
 from surefoot.testing import ScriptedModel, call, turn
 
 
@@ -139,3 +141,66 @@ def test_a_task_interrupted_between_its_steps_is_cancelled_and_unwinds() -> None
 
 def _raise_interrupt() -> None:
     raise KeyboardInterrupt
+
+
+def _confirming_agent(effects: list[str]) -> Agent:
+    """An agent whose one tool is a write a person must confirm (it logs to ``effects``)."""
+    tools = ToolSet()
+
+    @tools.tool(effect="write", confirm=True)
+    def cancel(day: str) -> dict[str, Any]:
+        """Cancel the booking of one day."""
+        effects.append(day)
+        return {"cancelled": day}
+
+    model = ScriptedModel([turn(call("cancel", {"day": "monday"})), turn("Cancelled monday.")])
+    return Agent(model=model, tools=tools, lang="en")
+
+
+def test_resume_sync_finishes_a_turn_paused_for_a_person() -> None:
+    """A script decides and resumes without asyncio: the write runs once, on the thread's loop."""
+    effects: list[str] = []
+    agent = _confirming_agent(effects)
+    paused = agent.run_turn_sync("cancel monday")
+    assert paused.stop_reason == "awaiting_confirmation"
+    assert paused.pending_confirmation is not None
+    assert effects == []
+    assert agent.decide(paused.conversation_id, paused.pending_confirmation.id, approved=True)
+    events: list[object] = []
+    done = agent.resume_sync(paused.conversation_id, on_event=events.append)
+    assert (done.stop_reason, done.reply) == ("completed", "Cancelled monday.")
+    assert effects == ["monday"]
+    [record] = [e for e in events if isinstance(e, CallRecord)]
+    assert (record.call.name, record.executed) == ("cancel", True)
+    again = agent.resume_sync(paused.conversation_id)  # a finished turn only reports
+    assert (again.reply, effects) == ("Cancelled monday.", ["monday"])
+
+
+def test_resume_sync_refuses_inside_a_running_loop() -> None:
+    """Inside a running loop ``resume_sync`` says to await ``resume``, and runs nothing."""
+    effects: list[str] = []
+    agent = _confirming_agent(effects)
+    paused = agent.run_turn_sync("cancel monday")
+    assert paused.pending_confirmation is not None
+    agent.decide(paused.conversation_id, paused.pending_confirmation.id, approved=True)
+
+    async def inside() -> None:
+        agent.resume_sync(paused.conversation_id)
+
+    with pytest.raises(ConfigurationError, match="resume_sync cannot be called from inside"):
+        asyncio.run(inside())
+    assert effects == []
+    assert agent.unfinished(paused.conversation_id)
+
+
+def test_run_turn_sync_passes_events_on() -> None:
+    """``run_turn_sync(on_event=...)`` gets the streamed text as it arrives."""
+    from surefoot.messages import TextDelta
+
+    agent = Agent(model=ScriptedModel([turn("one two three")]), tools=ToolSet(), stream=True)
+    pieces: list[str] = []
+    result = agent.run_turn_sync(
+        "count", on_event=lambda e: pieces.append(e.text) if isinstance(e, TextDelta) else None
+    )
+    assert pieces == ["one ", "two ", "three"]
+    assert "".join(pieces) == result.reply

@@ -1336,6 +1336,19 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "--host {host} is not a loopback address: the MCP server only listens on "
         "127.0.0.1 or localhost, because it asks for no credentials",
     },
+    "otel_not_installed": {
+        "es": "--otel necesita el extra otel: pip install 'gymnasia[otel]'",
+        "pt": "--otel precisa do extra otel: pip install 'gymnasia[otel]'",
+        "en": "--otel needs the otel extra: pip install 'gymnasia[otel]'",
+    },
+    "otel_exporter": {
+        "es": "--otel exporta por OTLP/HTTP (http/protobuf) o a la consola, no {value}: "
+        "revisa OTEL_TRACES_EXPORTER y OTEL_EXPORTER_OTLP_PROTOCOL",
+        "pt": "--otel exporta por OTLP/HTTP (http/protobuf) ou para o console, não {value}: "
+        "verifique OTEL_TRACES_EXPORTER e OTEL_EXPORTER_OTLP_PROTOCOL",
+        "en": "--otel exports over OTLP/HTTP (http/protobuf) or to the console, not {value}: "
+        "check OTEL_TRACES_EXPORTER and OTEL_EXPORTER_OTLP_PROTOCOL",
+    },
     "mcp_not_installed": {
         "es": "el servidor MCP necesita el extra mcp: pip install 'gymnasia[mcp]'",
         "pt": "o servidor MCP precisa do extra mcp: pip install 'gymnasia[mcp]'",

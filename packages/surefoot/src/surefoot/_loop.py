@@ -248,28 +248,30 @@ class Agent:
                 trace.finished(result.stop_reason, result.model_requests)
             return result
 
-    def run_turn_sync(self, user_text: str, *, conversation_id: str | None = None) -> TurnResult:
+    def run_turn_sync(
+        self,
+        user_text: str,
+        *,
+        conversation_id: str | None = None,
+        on_event: EventHandler | None = None,
+    ) -> TurnResult:
         """``run_turn`` for synchronous callers, on one event loop per thread (reused from
         call to call). Raises ``ConfigurationError`` inside a running event loop: await
         ``run_turn`` there."""
-        turn = self.run_turn(user_text, conversation_id=conversation_id)
+        turn = self.run_turn(user_text, conversation_id=conversation_id, on_event=on_event)
         return run_sync(turn, what="run_turn_sync")
 
-    @contextmanager
-    def hold(self, conversation_id: str) -> Iterator[Lease]:
+    def resume_sync(
+        self, conversation_id: str, *, on_event: EventHandler | None = None
+    ) -> TurnResult:
+        """``resume`` for synchronous callers, on the same per-thread event loop as
+        ``run_turn_sync`` (and refused, like it, inside a running event loop)."""
+        return run_sync(self.resume(conversation_id, on_event=on_event), what="resume_sync")
+
+    def hold(self, conversation_id: str) -> AbstractContextManager[Lease]:
         """Hold the conversation (one writer across processes), renewed while the block runs.
         Raises ``ConversationBusyError`` if another live writer holds it."""
-        lease = self.journal.acquire(conversation_id, seconds=self.lease_seconds)
-        if lease is None:
-            raise ConversationBusyError(conversation_id)
-        try:
-            with HEARTBEAT.keep(
-                lambda: self.journal.renew(lease, seconds=self.lease_seconds),
-                every=self.lease_seconds / 3,
-            ):
-                yield lease
-        finally:
-            self.journal.release(lease)
+        return _held(self.journal, conversation_id, self.lease_seconds)
 
     @property
     def model_ref(self) -> ModelRef:
@@ -460,3 +462,16 @@ def _check_model(journal: Journal, conversation_id: str, current: ModelRef) -> N
             f"({current.model})"
         )
         raise ConfigurationError(msg)
+
+
+@contextmanager
+def _held(journal: Journal, conversation_id: str, seconds: float) -> Iterator[Lease]:
+    """A hold on ``conversation_id``, renewed by the heartbeat while the block runs."""
+    lease = journal.acquire(conversation_id, seconds=seconds)
+    if lease is None:
+        raise ConversationBusyError(conversation_id)
+    try:
+        with HEARTBEAT.keep(lambda: journal.renew(lease, seconds=seconds), every=seconds / 3):
+            yield lease
+    finally:
+        journal.release(lease)

@@ -56,6 +56,7 @@ from ._base import (
     parse_today,
     store_problem,
 )
+from ._otel import session_tracer
 from ._output import LivePrinter, live_printer, print_result, report
 
 # -- the agent ---------------------------------------------------------------------------------
@@ -113,6 +114,7 @@ def cli_coach(
     github_api_url: str | None = None,
 ) -> Coach:
     chosen = chat_model(provider, model, base_url, api_key, timeout, lang)
+    tracer = session_tracer(lang)
     try:
         coach = open_coach(
             db=db_target(db),
@@ -125,6 +127,7 @@ def cli_coach(
             extra_secrets=(api_key or "",),
             github_api_url=github_api_url,
             check_options=_check_options(db, user),
+            tracer=tracer,
         )
     except FaultSpecError as exc:
         raise UsageProblem(t(lang, "bad_fault", value=" ".join(faults or ()), reason=exc)) from None

@@ -54,8 +54,17 @@ def _main(
             is_eager=True,
         ),
     ] = False,
+    otel: Annotated[
+        bool,
+        typer.Option(
+            "--otel",
+            help="Export OpenTelemetry spans of turns, model requests and tool calls "
+            "(OTLP, configured by the OTEL_EXPORTER_OTLP_* variables; the otel extra).",
+        ),
+    ] = False,
 ) -> None:
     """Gymnasia Coach: a fitness coach over your own data, built on the surefoot harness."""
+    SESSION.otel = otel
 
 
 measurements_app = typer.Typer(help="Read and seed body measurements without the agent.")
@@ -111,15 +120,16 @@ class UsageProblem(Exception):  # noqa: N818 - a user mistake, reported as one l
 @dataclass
 class Session:
     """What the command line asked for, as far as it was read: the language and ``--json``,
-    so that a failure anywhere is reported in that language and form."""
+    so that a failure anywhere is reported in that language and form; ``--otel``."""
 
     lang: Lang = "es"
     json: bool = False
     db: str | None = None
+    otel: bool = False
 
     def reset(self) -> None:
         """Forget the last command line (``main`` may run several in one process)."""
-        self.lang, self.json, self.db = "es", False, None
+        self.lang, self.json, self.db, self.otel = "es", False, None, False
 
 
 SESSION: Final = Session()

@@ -42,6 +42,7 @@ from ._base import (
     parse_choice,
     parse_lang,
 )
+from ._otel import session_tracer
 from ._output import entry_json, report, write_json
 
 TurnProviderOpt = Annotated[
@@ -56,7 +57,7 @@ TurnProviderOpt = Annotated[
 def _open(db: str | None, lang: Lang, user: str) -> Coach:
     """The Coach over an existing database, for commands that do not ask a model."""
     existing_store(db, lang, user).db.close()
-    return open_coach(db=db_target(db), lang=lang, user=user)
+    return open_coach(db=db_target(db), lang=lang, user=user, tracer=session_tracer(lang))
 
 
 @app.command()

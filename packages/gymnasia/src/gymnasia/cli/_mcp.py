@@ -64,7 +64,9 @@ def mcp(
         raise UsageProblem(t(language, "mcp_not_installed")) from None
 
     from ..app import open_coach
+    from ._otel import session_tracer
 
+    tracer = session_tracer(language)
     try:
         coach = open_coach(
             db=db_target(db),
@@ -72,6 +74,7 @@ def mcp(
             user=user,
             faults=tuple(fault or ()),
             today=parse_today(today, language),
+            tracer=tracer,
         )
     except FaultSpecError as exc:
         raise UsageProblem(

@@ -31,6 +31,7 @@ from ._base import (
     parse_today,
     store_problem,
 )
+from ._otel import session_tracer
 
 # -- the web app -------------------------------------------------------------------------------
 
@@ -78,6 +79,7 @@ def serve(
     if not _is_loopback(host) and not (allow_remote and access_token):
         raise UsageProblem(t(language, "serve_remote_refused", host=host))
     chosen = chat_model(provider, model, base_url, api_key, timeout, language)
+    tracer = session_tracer(language)
     import uvicorn
 
     from ..web import create_app
@@ -92,6 +94,7 @@ def serve(
             today=parse_today(today, language),
             secrets=(api_key or "",),
             user=user,
+            tracer=tracer,
         )
     except FaultSpecError as exc:
         raise UsageProblem(

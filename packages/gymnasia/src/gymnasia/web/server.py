@@ -77,6 +77,7 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
+from surefoot.tracing import Tracer
 
 from .. import render
 from ..app import Coach, open_coach
@@ -173,12 +174,14 @@ def create_app(
     secrets: tuple[str, ...] = (),
     user: str = "default",
     allowed_hosts: Sequence[str] | None = None,
+    tracer: Tracer | None = None,
 ) -> FastAPI:
     """The web app over a Coach opened on ``db`` (the offline model unless ``model``).
 
     Raises what ``open_coach`` raises (``FaultSpecError``, ``StoreError``) before anything is
     served. Without ``access_token`` the app answers only to loopback host names (or to
-    ``allowed_hosts``); with one, every route requires it.
+    ``allowed_hosts``); with one, every route requires it. ``tracer`` observes the Coach's
+    turns (``open_coach``).
     """
     coach = open_coach(
         db=db,
@@ -190,6 +193,7 @@ def create_app(
         stream=True,
         extra_secrets=(*secrets, access_token or ""),
         surface="web",
+        tracer=tracer,
     )
     try:
         web = _Web(coach, lang)
