@@ -408,3 +408,41 @@ def test_text_part_with_only_blanks_is_empty() -> None:
     result = _run(Agent(model=model, tools=ToolSet()))
     assert result.reply == "fine"
     assert result.model_requests == 2
+
+
+def test_a_read_that_failed_runs_again_after_a_write_changed_the_data() -> None:
+    """read → not_found, the write saves it, the same read again: it runs and finds it (the
+    guard forgets failures against the data once a write succeeded); a malformed call stays
+    refused."""
+    saved: dict[str, float] = {}
+    tools = ToolSet()
+
+    @tools.tool
+    def look(date: str) -> dict[str, Any] | ToolError:
+        """Look a date up."""
+        if date not in saved:
+            return ToolError("not_found", "Nothing on that date.", Recovery.CHOOSE_ALTERNATIVE)
+        return {"date": date, "weight_kg": saved[date]}
+
+    @tools.tool(effect="write")
+    def save(date: str, weight_kg: float) -> dict[str, Any]:
+        """Save a weight."""
+        saved[date] = weight_kg
+        return {"date": date, "weight_kg": weight_kg}
+
+    model = ScriptedModel(
+        [
+            turn(call("look", {"date": "d"}), call("look", {"day": "d"})),
+            turn(call("save", {"date": "d", "weight_kg": 70.0})),
+            turn(call("look", {"date": "d"}), call("look", {"day": "d"})),
+            turn("found"),
+        ]
+    )
+    result = _run(Agent(model=model, tools=tools))
+    third, fourth = result.calls[3], result.calls[4]
+    assert third.executed
+    assert third.outcome == Ok({"date": "d", "weight_kg": 70.0})
+    assert isinstance(fourth.outcome, ToolError)
+    assert fourth.outcome.code == "invalid_arguments"
+    assert not fourth.executed
+    assert "already failed" in fourth.outcome.message  # the guard still knows this one

@@ -2,7 +2,9 @@
 
 * **The convergence guard**: a call identical (tool + canonical arguments) to one that already
   failed in the turn is not run again: the second time it yields that error with
-  ``choose_alternative``, past the limit with ``stop_turn``.
+  ``choose_alternative``, past the limit with ``stop_turn``. A write that succeeds in between
+  changes the data, so failures against the data are forgotten (read 2020-01-03: not_found;
+  save it; read it again: it runs).
 * **The repeat rule**: a write that succeeded in an earlier round of the turn, asked for again
   with identical validated arguments while no other write has succeeded since, is not run
   again: the model gets ``already_done`` with the first call's result, and asking once more
@@ -25,6 +27,9 @@ from typing import Any
 from ._grounding import Words
 from ._outcome import ErrorCode, Recovery, ToolError
 from ._texts import Lang, text
+
+_DATA_BLIND = frozenset({ErrorCode.INVALID_ARGUMENTS, ErrorCode.UNKNOWN_TOOL})
+"""Failures that no write can change (the call itself is wrong)."""
 
 
 @dataclass(slots=True)
@@ -100,14 +105,21 @@ class TurnState:
         return error
 
     def succeeded(self, identity: str, data: dict[str, Any]) -> None:
-        """A write ``identity`` succeeded in this round (its first success is kept). Another
-        write's success in a later round makes earlier successes repeatable: the data they
-        wrote may have changed since."""
+        """A write ``identity`` succeeded in this round (its first success is kept). The data
+        may have changed: earlier successes of other writes become repeatable, and calls that
+        failed against the data (``not_found``, ``unavailable``...) may be tried again; a call
+        refused as malformed (``invalid_arguments``, ``unknown_tool``) stays refused."""
         changed = [k for k, (r, _) in self.done.items() if r < self.round and k != identity]
         for key in changed:
             del self.done[key]
-            seen = self.failures.get(key)
-            if seen is not None and seen[0] == ErrorCode.ALREADY_DONE:
+        for key, (code, _, _) in list(self.failures.items()):
+            # what failed against the data before this write may not fail now; a call that
+            # was malformed stays so
+            if (
+                key != identity
+                and code not in _DATA_BLIND
+                and (code != ErrorCode.ALREADY_DONE or key in changed)
+            ):
                 del self.failures[key]
         self.done.setdefault(identity, (self.round, data))
 
