@@ -104,7 +104,17 @@ def _verdict(result: dict[str, Any], number: str) -> bool | None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """Write the scenarios' records to RESULTS and print them as a table."""
+    """Write the scenarios' records to RESULTS and print them as a table (and the wrong
+    writes by kind, when those cases ran)."""
+    from test_wrong_writes import _KEY as WRONG_WRITES
+    from test_wrong_writes import RESULTS as WRONG_RESULTS
+    from test_wrong_writes import summary
+
+    wrong = config.stash.get(WRONG_WRITES, [])
+    if wrong:
+        terminalreporter.section(f"wrong writes by kind ({WRONG_RESULTS})")
+        for line in summary(wrong):
+            terminalreporter.write_line(line)
     results = config.stash.get(_RESULTS_KEY, [])
     if not results:
         return
