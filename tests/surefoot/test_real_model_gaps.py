@@ -85,6 +85,7 @@ def test_a_write_repeated_in_the_next_round_does_not_run_and_says_already_done()
     assert second.key is None
     assert (error.code, error.recovery) == (ErrorCode.ALREADY_DONE, Recovery.CHOOSE_ALTERNATIVE)
     assert error.result == first.outcome.data
+    assert "saved add_weight (date 2026-12-03, weight_kg 77.4, row 1)" in error.message
     assert to_wire(error)["result"] == {"date": "2026-12-03", "weight_kg": 77.4, "row": 1}
     assert result.stop_reason == "completed"
     assert result.reply == "Saved."

@@ -614,7 +614,7 @@ class OrdinalsRestartAgent(Agent):
 class ForgetfulState(TurnState):
     """MUTANT: no write is ever "already done"."""
 
-    def repeated(self, identity: str, tool: str) -> ToolError | None:
+    def repeated(self, identity: str, tool: str, describe: Any) -> ToolError | None:
         return None
 
 

@@ -43,6 +43,7 @@ from ._ledger import idempotency_key as make_key
 from ._messages import ToolCall
 from ._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError
 from ._records import CallRecord
+from ._replies import described
 from ._returns import outcome_of
 from ._settle import Settler
 from ._state import TurnState
@@ -201,7 +202,9 @@ class Executor:
         if isinstance(prepared, _Refused):
             identity = prepared.identity
         elif isinstance(outcome, ToolError) and outcome.code == ErrorCode.ALREADY_DONE:
-            state.repeated(prepared.fingerprint, prepared.tool.name)  # took no key
+            state.repeated(
+                prepared.fingerprint, prepared.tool.name, _describer(prepared.tool, state.lang)
+            )
             state.stop_if(outcome)
             return
         else:
@@ -339,7 +342,7 @@ class Executor:
             return state.guarded(prepared.identity, refusal, self._guard_limit)
         tool = prepared.tool
         if state.done and tool.effect == "write" and not tool.repeatable:
-            repeated = state.repeated(prepared.fingerprint, tool.name)
+            repeated = state.repeated(prepared.fingerprint, tool.name, _describer(tool, state.lang))
             if repeated is not None:  # done in an earlier round: not run, no key taken
                 return repeated
         self._mint(prepared, state, call.call_id)
@@ -503,6 +506,11 @@ async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext) -> Outcome | Ba
 def _not_executed(call: ToolCall, state: TurnState) -> CallRecord:
     error = ToolError(ErrorCode.NOT_EXECUTED, text(state.lang, "not_executed"), Recovery.STOP_TURN)
     return CallRecord(call, error, executed=False)
+
+
+def _describer(tool: Tool, lang: Lang) -> Callable[[dict[str, Any]], str]:
+    """How the repeat rule words a write's first result for the model, in ``lang``."""
+    return lambda data: described(tool, data, lang)
 
 
 def _asks(prepared: _Prepared) -> bool:

@@ -111,14 +111,7 @@ class Replies:
 
     def described(self, tool: Tool, data: dict[str, Any]) -> str:
         """What ``tool`` saved, in a person's words (its ``describe``, else a plain default)."""
-        if tool.describe is not None:
-            try:
-                described = tool.describe(data, self.lang)
-            except Exception:  # noqa: BLE001 - a failing description falls back to the plain one
-                described = ""
-            if isinstance(described, str) and described.strip():
-                return described.strip()
-        return f"{tool.name} ({_values(data)})" if data else tool.name
+        return described(tool, data, self.lang)
 
     def _line(self, key: str, what: str) -> str:
         return "• " + text(self.lang, key, what=what)
@@ -139,6 +132,19 @@ class Replies:
         else:
             message += text(self.lang, "stop_check_first_default")
         return message
+
+
+def described(tool: Tool, data: dict[str, Any], lang: Lang) -> str:
+    """What ``tool`` saved, in a person's words: its ``describe``, else its name and the
+    result's top-level values (also when ``describe`` fails or says nothing)."""
+    if tool.describe is not None:
+        try:
+            said = tool.describe(data, lang)
+        except Exception:  # noqa: BLE001 - a failing description falls back to the plain one
+            said = ""
+        if isinstance(said, str) and said.strip():
+            return said.strip()
+    return f"{tool.name} ({_values(data)})" if data else tool.name
 
 
 def _values(data: dict[str, Any], *, limit: int = 160) -> str:

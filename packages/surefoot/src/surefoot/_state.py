@@ -21,6 +21,7 @@ fills it from the conversation's user messages whenever it builds a turn, live o
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,9 +124,12 @@ class TurnState:
                 del self.failures[key]
         self.done.setdefault(identity, (self.round, data))
 
-    def repeated(self, identity: str, tool: str) -> ToolError | None:
+    def repeated(
+        self, identity: str, tool: str, describe: Callable[[dict[str, Any]], str]
+    ) -> ToolError | None:
         """``already_done`` if the write ``identity`` succeeded in an earlier round of this
-        turn (``stop_turn`` if it was already answered so); None if it may run."""
+        turn (``stop_turn`` if it was already answered so); None if it may run. ``describe``
+        words the first result for the model ("weight 77.4 kg (2026-12-03)")."""
         done = self.done.get(identity)
         if done is None or done[0] >= self.round:
             return None
@@ -136,7 +140,7 @@ class TurnState:
             return seen[2].with_recovery(Recovery.STOP_TURN, stop)
         error = ToolError(
             ErrorCode.ALREADY_DONE,
-            text(self.lang, "already_done", name=tool),
+            text(self.lang, "already_done", name=tool, what=describe(done[1])),
             Recovery.CHOOSE_ALTERNATIVE,
             result=done[1],
         )

@@ -127,12 +127,15 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "checked.",
     },
     "already_done": {
-        "es": "«{name}» ya se hizo en este turno con estos mismos argumentos y no se ha "
-        "repetido: su resultado está en «result». No vuelvas a pedirlo; responde a la persona.",
-        "pt": "«{name}» já foi feita neste turno com estes mesmos argumentos e não foi "
-        "repetida: o resultado está em «result». Não a peça de novo; responda à pessoa.",
-        "en": "'{name}' was already done in this turn with these same arguments and was not "
-        "repeated: its result is in 'result'. Do not ask for it again; answer the person.",
+        "es": "Hecho ya: «{name}» se ejecutó en este turno con estos mismos argumentos y "
+        "guardó {what}; no se ha repetido (el resultado está en «result»). No lo pidas otra "
+        "vez: dile a la persona que ya está hecho.",
+        "pt": "Já feito: «{name}» foi executada neste turno com estes mesmos argumentos e "
+        "guardou {what}; não foi repetida (o resultado está em «result»). Não a peça de novo: "
+        "diga à pessoa que já está feito.",
+        "en": "Already done: '{name}' ran in this turn with these same arguments and saved "
+        "{what}; it was not repeated (the result is in 'result'). Do not ask for it again: "
+        "tell the person it is done.",
     },
     "already_done_stop": {
         "es": "«{name}» ya se hizo en este turno y se ha vuelto a pedir otra vez; no se ha "
