@@ -41,6 +41,8 @@ TYPICAL: list[tuple[str, list[str], str | None]] = [
     ("list_memory_keys", [], None),
     ("read_memory", ["key=goal"], None),
     ("delete_memory", ["key=goal"], "denied"),
+    ("save_goal", ["measure=weight_kg", "target=74", "by_date=2030-06-01"], None),
+    ("read_goals", [], None),
     ("search_foods", ["query=oats", "max_calories=400", "sort_by=protein"], None),
     ("read_meal", ["date=2020-01-04", "meal=breakfast"], None),
     (

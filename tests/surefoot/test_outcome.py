@@ -85,7 +85,8 @@ def test_recovery_values_are_the_three_of_the_contract() -> None:
 
 def test_harness_codes_are_the_contract_codes() -> None:
     """The harness owns exactly these codes (``in_progress``: an identical write's attempt is
-    still in flight; ``already_done``: a write repeated in a later round of its turn)."""
+    still in flight; ``already_done``: a write repeated in a later round of its turn;
+    ``not_in_message``: a grounded value the person did not give)."""
     assert {c.value for c in ErrorCode} == {
         "unknown_tool",
         "invalid_arguments",
@@ -96,6 +97,7 @@ def test_harness_codes_are_the_contract_codes() -> None:
         "denied",
         "in_progress",
         "already_done",
+        "not_in_message",
     }
 
 
