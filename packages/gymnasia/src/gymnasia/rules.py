@@ -23,15 +23,8 @@ from surefoot import Detail, Lang, Recovery, ToolError
 from .store import MEASUREMENT_FIELDS
 from .texts import number, t
 
-GIRTHS: Final = (
-    "neck_cm",
-    "chest_cm",
-    "waist_cm",
-    "hips_cm",
-    "biceps_cm",
-    "quadriceps_cm",
-    "calf_cm",
-)
+GIRTHS: Final = tuple(f for f in MEASUREMENT_FIELDS if f.endswith("_cm") and f != "height_cm")
+"""The measures taken round the body with a tape (every ``*_cm`` field but height)."""
 
 MEASUREMENT_LIMITS: Final[dict[str, tuple[float, float]]] = {
     "weight_kg": (20, 400),
