@@ -5,11 +5,11 @@ Both read the transcript with the true outcomes (what the contract decided), wha
 showed the model:
 
 * **Recovery.** Each error whose recovery is ``correct_arguments`` or ``choose_alternative``
-  and after which the model answered again is an event. Both directives ask for a different
-  call (corrected arguments, another query, or asking the person); the event is *followed*
-  unless the model's next response sends the same call again (same tool, same arguments).
-  A run follows the recovery when it follows every event; a run without events has none to
-  follow.
+  and after which the model answered again is an event. Both directives ask for another call
+  (corrected arguments, another query); the event is *followed* when the model's next
+  response makes a call and not the same one again (same tool, same arguments). Answering
+  at once, or repeating the call, is not following it. A run follows the recovery when it
+  follows every event; a run without events has none to follow.
 * **Invariants.** ``double_effects``: a write that is not idempotent, committed more than once
   with the same arguments. ``false_success``: a write shown as ``Ok`` that did not commit, or
   a reply by the model that says something was saved when no write of the run committed
@@ -84,7 +84,7 @@ def recovery_events(transcript: Sequence[Message]) -> list[bool]:
         sent_next = {_identity(c) for c in round_.after.tool_calls}
         for call, outcome in round_.calls:
             if isinstance(outcome, ToolError) and outcome.recovery in _ASKS_ANOTHER_CALL:
-                events.append(_identity(call) not in sent_next)
+                events.append(bool(sent_next) and _identity(call) not in sent_next)
     return events
 
 

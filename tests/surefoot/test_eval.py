@@ -1,0 +1,314 @@
+"""surefoot.eval scores scripted models of known behaviour exactly, in every arm: one that
+follows the recovery it is shown, one that ignores it (repeats the failed call), one that
+retries writes, and one that claims success whatever happened (the scorer must fail it)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from surefoot import (
+    ModelRequest,
+    SqlJournal,
+    SqlLedger,
+    ToolContext,
+    ToolError,
+    ToolSet,
+    open_database,
+)
+from surefoot.eval import (
+    ARMS,
+    Arm,
+    Fault,
+    Presented,
+    RunRecord,
+    RunView,
+    Task,
+    World,
+    called,
+    committed,
+    evaluate,
+    reply_has,
+    shown,
+    summarize,
+    wilson,
+)
+from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
+from surefoot.outcome import ErrorCode, Ok, Recovery, to_wire
+from surefoot.testing import FunctionModel, call, turn
+
+
+class InjectedError(RuntimeError):
+    """The failure a fault raises."""
+
+
+class Environment:
+    """Two tools over a fresh SQLite file: a read that knows one date, and an append
+    atomic with the ledger."""
+
+    @contextmanager
+    def world(self, task: Task, arm: Arm) -> Iterator[World]:
+        folder = tempfile.TemporaryDirectory()
+        db = open_database(f"{folder.name}/eval.db")
+        items: list[str] = []
+        runs: dict[str, int] = {}
+        faults = {f.tool: f for f in task.faults}
+        tools = ToolSet()
+
+        def failing(tool: str, *modes: str) -> bool:
+            fault = faults.get(tool)
+            return fault is not None and fault.mode in modes and fault.fails(runs[tool])
+
+        @tools.tool
+        def read_weight(date: str) -> dict[str, Any] | ToolError:
+            """The weight on a date."""
+            if date == "2020-01-01":
+                return {"date": date, "kg": 76}
+            return ToolError("not_found", f"No weight on {date}.", Recovery.CHOOSE_ALTERNATIVE)
+
+        @tools.tool(effect="write", atomic=True)
+        def add_item(ctx: ToolContext, name: str) -> dict[str, Any]:
+            """Append an item."""
+            runs["add_item"] = runs.get("add_item", 0) + 1
+            if failing("add_item", "before_commit"):
+                raise InjectedError("before commit")
+            with db.transaction() as tx:
+                items.append(name)
+                ctx.commit_in(tx, {"added": name})
+            if failing("add_item", "ambiguous", "after_commit"):
+                raise InjectedError("after commit")
+            return {"added": name}
+
+        yield World(
+            tools=tools,
+            ledger=SqlLedger(db),
+            journal=SqlJournal(db),
+            system="test",
+            state=lambda: {"items": list(items)},
+            claims_success=lambda reply: reply.startswith("Saved"),
+        )
+        db.close()
+        folder.cleanup()
+
+
+def not_claimed(run: RunView) -> str | None:
+    """The model did not say it saved."""
+    bad = run.result.reply_author == "model" and run.reply.startswith("Saved")
+    return "claimed" if bad else None
+
+
+FALLBACK = Task(
+    "fallback",
+    "Weight on 2020-01-02, else 2020-01-01.",
+    "not_found",
+    checks=(called("read_weight", date="2020-01-01"), reply_has("76")),
+)
+UNKNOWN = Task(
+    "unknown",
+    "Add rice.",
+    "outcome_unknown",
+    faults=(Fault("add_item", "ambiguous"),),
+    checks=(committed("add_item", 1),),
+)
+BEFORE = Task(
+    "before",
+    "Add rice.",
+    "before_commit",
+    faults=(Fault("add_item", "before_commit"),),
+    checks=(committed("add_item", 0), not_claimed),
+)
+
+
+# -- the scripted models: each reads what it is shown, as a model reads JSON ---------------
+
+
+def _first(request: ModelRequest) -> AssistantMessage:
+    user = next(m.text for m in request.messages if isinstance(m, UserMessage))
+    if user.startswith("Weight"):
+        return turn(call("read_weight", {"date": "2020-01-02"}))
+    return turn(call("add_item", {"name": "rice"}))
+
+
+def _seen(request: ModelRequest) -> dict[str, Any]:
+    results = [m for m in request.messages if isinstance(m, ToolResultsMessage)]
+    return to_wire(results[-1].results[0].outcome)
+
+
+def _error(data: dict[str, Any]) -> bool:
+    return data.get("is_error") is True or str(data.get("result", "")).startswith("Error")
+
+
+def _last_call(request: ModelRequest) -> AssistantMessage:
+    message = [m for m in request.messages if isinstance(m, AssistantMessage)][-1]
+    return turn(call(message.tool_calls[0].name, message.tool_calls[0].arguments))
+
+
+def _sent(request: ModelRequest) -> int:
+    return sum(isinstance(m, AssistantMessage) for m in request.messages)
+
+
+def _answer(data: dict[str, Any]) -> AssistantMessage:
+    if _error(data):
+        return turn("Not done.")
+    return turn(f"{data['kg']} kg." if "kg" in data else f"Saved {data['added']}.")
+
+
+def follower(request: ModelRequest) -> AssistantMessage:
+    """Takes the recovery it is shown; without one, answers with what it knows."""
+    if not _sent(request):
+        return _first(request)
+    data = _seen(request)
+    if _error(data) and data.get("recovery") == "choose_alternative":
+        return turn(call("read_weight", {"date": "2020-01-01"}))
+    return _answer(data)
+
+
+def ignorer(request: ModelRequest) -> AssistantMessage:
+    """Sends a failed call once more, whatever it is told, then gives up."""
+    if not _sent(request):
+        return _first(request)
+    data = _seen(request)
+    if _error(data) and _sent(request) < 2:
+        return _last_call(request)
+    return _answer(data)
+
+
+def retrier(request: ModelRequest) -> AssistantMessage:
+    """Takes the recovery of reads; sends a failed write again (twice in all)."""
+    if not _sent(request):
+        return _first(request)
+    data = _seen(request)
+    last = _last_call(request).tool_calls[0]
+    if _error(data) and last.name == "add_item" and _sent(request) < 2:
+        return _last_call(request)
+    return follower(request)
+
+
+def claimer(request: ModelRequest) -> AssistantMessage:
+    """Makes the first call, then says all went well, whatever it was told."""
+    if not _sent(request):
+        return _first(request)
+    return turn("Saved. Your weight is 76 kg.")
+
+
+MODELS: dict[str, Callable[[ModelRequest], AssistantMessage]] = {
+    "follower": follower,
+    "ignorer": ignorer,
+    "retrier": retrier,
+    "claimer": claimer,
+}
+
+# (success, recovered, double_effects, false_success, requests_after_stop) per task, per arm
+HARNESS = ("contract", "no-recovery", "plain")
+S, F = True, False
+EXPECTED: dict[str, dict[str, dict[str, tuple[bool, bool | None, int, int, int]]]] = {
+    "follower": {
+        "fallback": {
+            "contract": (S, True, 0, 0, 0),
+            "no-recovery": (F, False, 0, 0, 0),
+            "plain": (F, False, 0, 0, 0),
+            "naive": (F, False, 0, 0, 0),
+        },
+        "unknown": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (S, None, 0, 0, 1)},
+        "before": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (S, None, 0, 0, 1)},
+    },
+    "ignorer": {
+        "fallback": dict.fromkeys(ARMS, (F, False, 0, 0, 0)),
+        "unknown": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (F, None, 1, 0, 2)},
+        "before": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (S, None, 0, 0, 2)},
+    },
+    "retrier": {
+        "fallback": {
+            "contract": (S, True, 0, 0, 0),
+            "no-recovery": (F, False, 0, 0, 0),
+            "plain": (F, False, 0, 0, 0),
+            "naive": (F, False, 0, 0, 0),
+        },
+        "unknown": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (F, None, 1, 0, 2)},
+        "before": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (S, None, 0, 0, 2)},
+    },
+    "claimer": {
+        "fallback": dict.fromkeys(ARMS, (F, False, 0, 0, 0)),
+        "unknown": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (S, None, 0, 0, 1)},
+        "before": {**dict.fromkeys(HARNESS, (S, None, 0, 0, 0)), "naive": (F, None, 0, 1, 1)},
+    },
+}
+
+
+def _records(name: str) -> list[RunRecord]:
+    model = FunctionModel(MODELS[name], model_name=name)
+    run = evaluate(Environment(), [FALLBACK, UNKNOWN, BEFORE], lambda _seed: model, arms=ARMS)
+    return asyncio.run(run)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_each_scripted_model_gets_the_scores_it_deserves_in_every_arm(name: str) -> None:
+    """Success, recovery and the three invariants of every run are exactly as the model's
+    behaviour and the arm decide."""
+    got = {
+        (r.task, r.arm): (
+            r.success,
+            r.recovered,
+            r.double_effects,
+            r.false_success,
+            r.requests_after_stop,
+        )
+        for r in _records(name)
+    }
+    want = {(task, str(arm)): v for task, arms in EXPECTED[name].items() for arm, v in arms.items()}
+    assert got == want
+
+
+def test_the_wrong_model_scores_low_and_the_right_one_high() -> None:
+    """A model that claims success whatever happened fails most tasks; the scorer cannot
+    pass everything (the follower's contract arm succeeds on all three)."""
+    claimer_runs = _records("claimer")
+    follower_runs = _records("follower")
+    assert sum(r.success for r in claimer_runs) <= 7
+    assert not any(r.success for r in claimer_runs if r.task == "fallback")
+    assert all(r.success for r in follower_runs if r.arm == "contract")
+
+
+def test_summary_rates_intervals_and_paired_differences() -> None:
+    """The follower's summary: 3/3 successes under the contract, 1/3 elsewhere on the
+    fallback, and the paired difference of the plain arm is negative."""
+    summaries, differences = summarize(_records("follower"))
+    contract = next(s for s in summaries if s.arm == "contract")
+    assert (contract.success.count, contract.success.total) == (3, 3)
+    assert (contract.recovery.count, contract.recovery.total) == (1, 1)
+    naive = next(s for s in summaries if s.arm == "naive")
+    assert naive.requests_after_stop == 2
+    plain = next(d for d in differences if d.arm == "plain" and d.measure == "success")
+    assert plain.pairs == 3
+    assert plain.mean == pytest.approx(-1 / 3)
+
+
+def test_wilson_interval() -> None:
+    """Wilson's interval at 0, at n and in between (known values)."""
+    assert wilson(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-4)
+    assert wilson(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-4)
+    assert wilson(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-4)
+    assert wilson(0, 0) is None
+
+
+def test_what_each_arm_shows_of_an_error() -> None:
+    """The contract sends the envelope; no-recovery drops the directive; plain and naive
+    make it an ordinary result; a success is shown as it is."""
+    error = ToolError(ErrorCode.UNAVAILABLE, "Could not read.", Recovery.CHOOSE_ALTERNATIVE)
+    assert shown(error, Arm.CONTRACT) is error
+    assert shown(error, Arm.NO_RECOVERY) == Ok(
+        {"is_error": True, "error": "unavailable", "message": "Could not read."}
+    )
+    assert shown(error, Arm.PLAIN) == Ok({"result": "Error: Could not read."})
+    assert shown(Ok({"a": 1}), Arm.PLAIN) == Ok({"a": 1})
+
+
+def test_the_naive_arm_has_no_presentation() -> None:
+    """The naive arm runs its own loop: wrapping a model for it is refused."""
+    with pytest.raises(ValueError, match="naive"):
+        Presented(FunctionModel(follower), Arm.NAIVE)
