@@ -5,9 +5,11 @@ retries writes, and one that claims success whatever happened (the scorer must f
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +39,7 @@ from surefoot.eval import (
     shown,
     summarize,
     wilson,
+    write_charts,
 )
 from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
 from surefoot.outcome import ErrorCode, Ok, Recovery, to_wire
@@ -312,3 +315,26 @@ def test_the_naive_arm_has_no_presentation() -> None:
     """The naive arm runs its own loop: wrapping a model for it is refused."""
     with pytest.raises(ValueError, match="naive"):
         Presented(FunctionModel(follower), Arm.NAIVE)
+
+
+def test_a_chart_per_arm(tmp_path: Path) -> None:
+    """``write_charts`` draws one PNG per arm, named after it."""
+    summaries, _ = summarize(_records("follower"))
+    paths = write_charts(summaries, tmp_path, title="follower")
+    assert [p.name for p in paths] == [f"chart-{arm}.png" for arm in ARMS]
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in paths)
+
+
+def test_runs_in_arm_order_and_log_lines_read_back() -> None:
+    """``order="by-arm"`` runs one arm's tasks before the next arm's; a record survives its
+    JSON line."""
+    model = FunctionModel(follower)
+    run = evaluate(
+        Environment(), [FALLBACK, BEFORE], lambda _seed: model, arms=ARMS, order="by-arm"
+    )
+    records = asyncio.run(run)
+    assert [(r.arm, r.task) for r in records] == [
+        (str(arm), task) for arm in ARMS for task in ("fallback", "before")
+    ]
+    line = json.loads(json.dumps(records[0].to_json()))
+    assert RunRecord.from_json(line) == records[0]

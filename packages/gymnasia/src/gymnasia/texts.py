@@ -1539,6 +1539,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Não há nenhuma tarefa chamada «{value}» (gymnasia eval --list mostra-as).",
         "en": "There is no task named '{value}' (gymnasia eval --list shows them).",
     },
+    "eval_bad_order": {
+        "es": "--order no admite «{value}»; usa interleaved o by-arm.",
+        "pt": "--order não aceita «{value}»; use interleaved ou by-arm.",
+        "en": "--order does not take '{value}'; use interleaved or by-arm.",
+    },
     "eval_bad_repeat": {
         "es": "--repeat debe ser 1 o más.",
         "pt": "--repeat deve ser 1 ou mais.",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +19,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from surefoot import Lang, Model
-from surefoot.eval import ARMS, Arm, ArmSummary, Difference, Rate, RunRecord, evaluate, summarize
+from surefoot.eval import (
+    ARMS,
+    Arm,
+    ArmSummary,
+    Difference,
+    Order,
+    Rate,
+    RunRecord,
+    Task,
+    evaluate,
+    summarize,
+)
 
 from ..evalsuite import GymnasiaSuite, offline_model, select, suite
 from ..texts import t
@@ -45,6 +56,14 @@ RepeatOpt = Annotated[int, typer.Option("--repeat", help="Runs of each task in e
 OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the log, summary and charts.")]
 TasksOpt = Annotated[
     str | None, typer.Option("--tasks", help="Task ids or prefixes (measure.), comma-separated.")
+]
+OrderOpt = Annotated[
+    str,
+    typer.Option(
+        "--order",
+        help="interleaved (arms task by task) or by-arm (one arm's tasks, then the next: a "
+        "local server's prompt cache stays warm).",
+    ),
 ]
 ListOpt = Annotated[bool, typer.Option("--list", help="List the suite's tasks, then exit.")]
 
@@ -73,6 +92,7 @@ def eval_command(
     out_dir: OutOpt = Path("build/eval"),
     tasks: TasksOpt = None,
     list_tasks: ListOpt = False,
+    order: OrderOpt = "interleaved",
     lang: LangOpt = "es",
 ) -> None:
     """Measure how the model recovers from tool failures, with and without the contract."""
@@ -82,6 +102,8 @@ def eval_command(
             out.print(f"{task.id}\t{task.kind}\t{task.message}", markup=False)
         return
     chosen_arms = parse_arms(arms, language)
+    if order not in ("interleaved", "by-arm"):
+        raise UsageProblem(t(language, "eval_bad_order", value=order))
     if repeat < 1:
         raise UsageProblem(t(language, "eval_bad_repeat"))
     try:
@@ -92,7 +114,8 @@ def eval_command(
     runner: Model = chat if chat is not None else offline_model()
     out_dir.mkdir(parents=True, exist_ok=True)
     environment = GymnasiaSuite(offline=chat is None)
-    records = _run(environment, chosen, chosen_arms, runner, repeat, out_dir, language)
+    plan = Plan(chosen, chosen_arms, repeat, "by-arm" if order == "by-arm" else "interleaved")
+    records = _run(environment, plan, runner, out_dir, language)
     summaries, differences = summarize(records)
     _write_summary(out_dir, runner, summaries, differences)
     _print_table(runner, summaries, differences, len(records), language)
@@ -100,16 +123,20 @@ def eval_command(
     out.print(t(language, "eval_wrote", path=out_dir, charts=charts), markup=False)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What to run: the tasks, the arms, how often, in which order."""
+
+    tasks: list[Task]
+    arms: list[Arm]
+    repeat: int
+    order: Order
+
+
 def _run(
-    environment: GymnasiaSuite,
-    tasks: list,  # type: ignore[type-arg]
-    arms: list[Arm],
-    model: Model,
-    repeat: int,
-    out_dir: Path,
-    lang: Lang,
+    environment: GymnasiaSuite, plan: Plan, model: Model, out_dir: Path, lang: Lang
 ) -> list[RunRecord]:
-    total = len(tasks) * len(arms) * repeat
+    total = len(plan.tasks) * len(plan.arms) * plan.repeat
     log = out_dir / "runs.jsonl"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with (
@@ -124,7 +151,13 @@ def _run(
             progress.advance(bar)
 
         run = evaluate(
-            environment, tasks, lambda _seed: model, arms=arms, repeat=repeat, on_run=on_run
+            environment,
+            plan.tasks,
+            lambda _seed: model,
+            arms=plan.arms,
+            repeat=plan.repeat,
+            on_run=on_run,
+            order=plan.order,
         )
         return asyncio.run(run)
 

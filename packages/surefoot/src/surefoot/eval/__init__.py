@@ -17,7 +17,7 @@ first three the harness decides the same way; only what the model reads changes.
 from ._arms import ARMS, Arm, Presented, plain_text, shown, shown_request
 from ._chart import write_charts
 from ._naive import NaiveLoop
-from ._run import OnRun, RunRecord, evaluate, run_task
+from ._run import OnRun, Order, RunRecord, evaluate, run_task
 from ._score import Invariants, Round, invariants, recovery_events, rounds
 from ._stats import ArmSummary, Difference, Rate, difference, paired_difference, summarize, wilson
 from ._task import (
@@ -48,6 +48,7 @@ __all__ = [
     "Invariants",
     "NaiveLoop",
     "OnRun",
+    "Order",
     "Presented",
     "Rate",
     "Round",

@@ -1,8 +1,11 @@
 """Running tasks: one run is one task, in one arm, on one model, with one seed.
 
-``evaluate`` runs every task in every arm ``repeat`` times, interleaving the arms (seed by
-seed, task by task), so a model server that warms up or slows down over the run touches every
-arm alike; each run lands in ``on_run`` as soon as it ends (a log line, a progress bar).
+``evaluate`` runs every task in every arm ``repeat`` times, seed by seed. ``order="interleaved"``
+(the default) runs the arms task by task, so a model server that warms up or slows down over
+the run touches every arm alike; ``order="by-arm"`` runs all of one arm's tasks before the
+next arm's, so a local server's prompt cache keeps the system prompt and tools (they differ
+between arms) from one request to the next. Each run lands in ``on_run`` as soon as it ends
+(a log line, a progress bar).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .._loop import Agent
 from .._messages import Message
@@ -207,6 +210,9 @@ def _call_json(
 
 OnRun = Callable[[RunRecord], Awaitable[None] | None]
 
+Order = Literal["interleaved", "by-arm"]
+"""How runs follow each other within a seed (see the module's docstring)."""
+
 
 async def evaluate(
     environment: Environment,
@@ -216,6 +222,7 @@ async def evaluate(
     arms: Sequence[Arm] = tuple(Arm),
     repeat: int = 1,
     on_run: OnRun | None = None,
+    order: Order = "interleaved",
 ) -> list[RunRecord]:
     """Run every task in every arm ``repeat`` times (seeds 0 .. repeat-1); ``model_for(seed)``
     gives the model of a seed, the same one for every arm. The records, in run order."""
@@ -225,12 +232,17 @@ async def evaluate(
     records: list[RunRecord] = []
     for seed in range(repeat):
         model = model_for(seed)
-        for task in tasks:
-            for arm in arms:
-                record = await run_task(environment, task, arm, model, seed=seed)
-                records.append(record)
-                if on_run is not None:
-                    maybe = on_run(record)
-                    if maybe is not None:
-                        await maybe
+        for task, arm in _plan(tasks, arms, order):
+            record = await run_task(environment, task, arm, model, seed=seed)
+            records.append(record)
+            if on_run is not None:
+                maybe = on_run(record)
+                if maybe is not None:
+                    await maybe
     return records
+
+
+def _plan(tasks: Sequence[Task], arms: Sequence[Arm], order: Order) -> list[tuple[Task, Arm]]:
+    if order == "by-arm":
+        return [(task, arm) for arm in arms for task in tasks]
+    return [(task, arm) for task in tasks for arm in arms]
