@@ -18,9 +18,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
-
-import httpx
+from typing import TYPE_CHECKING, Any, Final
 
 from surefoot import Lang, Model, SqlJournal, SqlLedger, ToolContext, open_database
 from surefoot.eval import (
@@ -44,6 +42,9 @@ from .offline import OfflineModel
 from .store import GymStore
 from .texts import APP_NAME
 from .tools import build_tools
+
+if TYPE_CHECKING:
+    import httpx
 
 TODAY: Final = dt.date(2020, 1, 5)
 _REPO: Final = "gymnasia/coach"
@@ -107,6 +108,8 @@ class FakeIssues:
     issues: list[dict[str, Any]] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
+        import httpx  # loaded already: the tool's client is httpx's
+
         if request.method == "POST":
             body = json.loads(request.content)
             number = len(self.issues) + 1
@@ -215,6 +218,8 @@ class GymnasiaSuite:
             shutil.rmtree(directory, ignore_errors=True)
 
     def _world(self, db: Any, task: Task, arm: Arm) -> World:
+        import httpx  # only when a run needs the fake GitHub: the command line starts light
+
         store = GymStore(db)
         _seed(store, task.setup)
         faults = PlannedFaults(task.faults)

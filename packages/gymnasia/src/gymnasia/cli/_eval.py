@@ -12,27 +12,12 @@ import asyncio
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from surefoot import Lang, Model
-from surefoot.eval import (
-    ARMS,
-    Arm,
-    ArmSummary,
-    Difference,
-    Order,
-    Rate,
-    RunRecord,
-    Task,
-    evaluate,
-    summarize,
-)
 
-from ..evalsuite import GymnasiaSuite, offline_model, select, suite
 from ..texts import t
 from ._agent import chat_model
 from ._base import (
@@ -48,6 +33,11 @@ from ._base import (
     out,
     parse_lang,
 )
+
+if TYPE_CHECKING:
+    from surefoot.eval import Arm, ArmSummary, Difference, Order, Rate, RunRecord, Task
+
+    from ..evalsuite import GymnasiaSuite
 
 ArmsOpt = Annotated[
     str, typer.Option("--arms", help="Comma-separated: contract, plain, no-recovery, naive.")
@@ -70,6 +60,8 @@ ListOpt = Annotated[bool, typer.Option("--list", help="List the suite's tasks, t
 
 def parse_arms(value: str, lang: Lang) -> list[Arm]:
     """The arms ``--arms`` names, in its order."""
+    from surefoot.eval import ARMS, Arm
+
     arms: list[Arm] = []
     for name in (n.strip() for n in value.split(",") if n.strip()):
         try:
@@ -96,6 +88,10 @@ def eval_command(
     lang: LangOpt = "es",
 ) -> None:
     """Measure how the model recovers from tool failures, with and without the contract."""
+    from surefoot.eval import summarize
+
+    from ..evalsuite import GymnasiaSuite, offline_model, select, suite
+
     language = parse_lang(lang)
     if list_tasks:
         for task in suite():
@@ -136,6 +132,16 @@ class Plan:
 def _run(
     environment: GymnasiaSuite, plan: Plan, model: Model, out_dir: Path, lang: Lang
 ) -> list[RunRecord]:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from surefoot.eval import evaluate
+
     total = len(plan.tasks) * len(plan.arms) * plan.repeat
     log = out_dir / "runs.jsonl"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
@@ -177,6 +183,8 @@ def _print_table(
     runs: int,
     lang: Lang,
 ) -> None:
+    from rich.table import Table
+
     title = t(lang, "eval_title", model=f"{model.provider}: {model.model_name}", runs=runs)
     table = Table(title=title)
     for column in t(lang, "eval_columns").split("|"):
