@@ -16,6 +16,7 @@ import pytest
 
 from surefoot import (
     ModelRequest,
+    ProviderError,
     SqlJournal,
     SqlLedger,
     ToolContext,
@@ -34,15 +35,18 @@ from surefoot.eval import (
     World,
     called,
     committed,
+    ended,
     evaluate,
+    not_called,
     reply_has,
+    reply_lacks,
     shown,
     summarize,
     wilson,
     write_charts,
 )
-from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
-from surefoot.outcome import ErrorCode, Ok, Recovery, to_wire
+from surefoot.messages import AssistantMessage, ToolResult, ToolResultsMessage, UserMessage
+from surefoot.outcome import Detail, ErrorCode, Ok, Recovery, to_wire
 from surefoot.testing import FunctionModel, call, turn
 
 
@@ -86,6 +90,14 @@ class Environment:
             if failing("add_item", "ambiguous", "after_commit"):
                 raise InjectedError("after commit")
             return {"added": name}
+
+        @tools.tool(effect="write", confirm=True, atomic=True)
+        def wipe(ctx: ToolContext) -> dict[str, Any]:
+            """Remove every item (a person confirms)."""
+            with db.transaction() as tx:
+                items.clear()
+                ctx.commit_in(tx, {"wiped": True})
+            return {"wiped": True}
 
         yield World(
             tools=tools,
@@ -338,3 +350,139 @@ def test_runs_in_arm_order_and_log_lines_read_back() -> None:
     ]
     line = json.loads(json.dumps(records[0].to_json()))
     assert RunRecord.from_json(line) == records[0]
+
+
+def test_a_task_without_a_recovering_call_counts_no_event() -> None:
+    """Where the right move is to tell the person, the task's errors are not recovery
+    events: the same follower run has one event, or none."""
+    model = FunctionModel(follower)
+    told = Task("told", FALLBACK.message, "not_found", checks=FALLBACK.checks, recovery=False)
+    records = asyncio.run(
+        evaluate(Environment(), [FALLBACK, told], lambda _seed: model, arms=[Arm.CONTRACT])
+    )
+    assert [(r.task, r.recovery_events) for r in records] == [("fallback", 1), ("told", 0)]
+
+
+def test_the_public_names_are_sorted_and_importable() -> None:
+    """``surefoot.eval.__all__`` is sorted and every name in it exists."""
+    import surefoot.eval
+
+    assert surefoot.eval.__all__ == sorted(surefoot.eval.__all__)
+    assert all(hasattr(surefoot.eval, name) for name in surefoot.eval.__all__)
+
+
+def _one(task: Task, arm: Arm, function: Callable[[ModelRequest], Any]) -> RunRecord:
+    model = FunctionModel(function)
+    return asyncio.run(evaluate(Environment(), [task], lambda _seed: model, arms=[arm]))[0]
+
+
+def test_the_naive_loop_refuses_unknown_tools_and_bad_arguments_in_plain_text() -> None:
+    """An unknown tool and bad arguments are recorded with the contract's codes, never run,
+    and shown to the model as ordinary "Error: ..." results."""
+    seen: list[dict[str, Any]] = []
+
+    def wanderer(request: ModelRequest) -> AssistantMessage:
+        sent = _sent(request)
+        if sent:
+            seen.append(_seen(request))
+        if sent == 0:
+            return turn(call("nope", {}))
+        if sent == 1:
+            return turn(call("read_weight", {"date": 5}))
+        return turn("Nothing.")
+
+    record = _one(Task("t", "Weight?", "invalid_arguments"), Arm.NAIVE, wanderer)
+    codes = [c["outcome"]["error"] for c in record.calls]
+    assert codes == ["unknown_tool", "invalid_arguments"]
+    assert all(str(d["result"]).startswith("Error: ") for d in seen)
+    assert record.stop_reason == "completed"
+
+
+def test_the_naive_loop_keeps_the_round_limit_and_reports_a_provider_failure() -> None:
+    """A model that never stops calling ends at the round limit; a provider that fails
+    ends the turn with provider_error, as in the other arms."""
+
+    def looper(request: ModelRequest) -> AssistantMessage:
+        return turn(call("read_weight", {"date": f"2020-01-{_sent(request) + 10}"}))
+
+    record = _one(Task("t", "Weight?", "not_found"), Arm.NAIVE, looper)
+    assert (record.stop_reason, record.requests) == ("round_limit", 11)
+
+    def down(request: ModelRequest) -> AssistantMessage:
+        raise ProviderError(provider="x", status=503, kind="unavailable", safe_message="down")
+
+    failed = _one(Task("t", "Weight?", "not_found"), Arm.NAIVE, down)
+    assert (failed.stop_reason, failed.reply) == ("provider_error", "down")
+
+
+def test_a_refused_confirmation_is_answered_and_the_write_never_runs() -> None:
+    """The person's "no" reaches the harness arms (the call is denied and nothing is
+    wiped); the naive loop asks nobody and wipes."""
+    task = Task(
+        "wipe",
+        "Wipe.",
+        "denied",
+        setup={},
+        decisions=(False,),
+        checks=(committed("wipe", 0), not_called("read_weight"), ended("completed")),
+        recovery=False,
+    )
+
+    def wiper(request: ModelRequest) -> AssistantMessage:
+        return turn(call("wipe", {})) if not _sent(request) else turn("As you wish.")
+
+    kept = _one(task, Arm.CONTRACT, wiper)
+    assert kept.success, kept.failed
+    assert [c["outcome"].get("error") for c in kept.calls] == ["denied"]
+    wiped = _one(task, Arm.NAIVE, wiper)
+    assert wiped.failed == ("1 committed wipe write(s), not 0",)
+
+
+def test_reply_checks_say_what_they_found() -> None:
+    """``reply_lacks`` and ``reply_has`` name the phrase; ``ended`` names the reason."""
+    record = _one(
+        Task("t", "Weight?", "not_found", checks=(reply_lacks("76"), reply_has("80"))),
+        Arm.CONTRACT,
+        claimer,
+    )
+    assert record.failed == ("the reply says '76'", "the reply says none of ['80']")
+
+
+def test_no_recovery_and_plain_keep_details_and_data() -> None:
+    """Details travel in both forms (as data, or in the text); an error's data stays in the
+    no-recovery form."""
+    error = ToolError(
+        ErrorCode.INVALID_ARGUMENTS,
+        "Bad.",
+        Recovery.CORRECT_ARGUMENTS,
+        details=(Detail("kg", "too big", "20-400"),),
+        result={"first": 1},
+    )
+    marked = shown(error, Arm.NO_RECOVERY)
+    assert isinstance(marked, Ok)
+    assert marked.data["details"] == [{"field": "kg", "problem": "too big", "expected": "20-400"}]
+    assert marked.data["result"] == {"first": 1}
+    assert shown(error, Arm.PLAIN) == Ok({"result": "Error: Bad. [kg: too big (20-400)]"})
+
+
+def test_a_presented_model_streams_the_rewritten_request() -> None:
+    """``Presented.stream`` hands the wrapped model the request as the arm shows it."""
+    model = FunctionModel(lambda request: turn("ok"))
+    error = ToolError(ErrorCode.UNAVAILABLE, "Down.", Recovery.CHOOSE_ALTERNATIVE)
+    call_ = call("read_weight", {"date": "2020-01-01"})
+    request = ModelRequest(
+        messages=(
+            UserMessage("Weight?"),
+            turn(call_),
+            ToolResultsMessage((ToolResult(call_.call_id, call_.name, error),)),
+        )
+    )
+
+    async def drain() -> None:
+        async for _ in Presented(model, Arm.PLAIN).stream(request):
+            pass
+
+    asyncio.run(drain())
+    last = model.requests[-1].messages[-1]
+    assert isinstance(last, ToolResultsMessage)
+    assert last.results[0].outcome == Ok({"result": "Error: Down."})

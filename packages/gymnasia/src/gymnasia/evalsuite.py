@@ -289,6 +289,7 @@ def _measurement_tasks() -> list[Task]:
             no_writes,
             reply_lacks("76"),
             setup=_WEIGHT,
+            recovery=False,
         ),
         _task(
             "measure.read-transient",
@@ -322,6 +323,7 @@ def _measurement_tasks() -> list[Task]:
                 Fault("read_measurement", "read_error"),
                 Fault("list_measurements", "read_error"),
             ),
+            recovery=False,
         ),
         _task(
             "measure.write-before-commit",
@@ -359,6 +361,7 @@ def _measurement_tasks() -> list[Task]:
             no_writes,
             not_claimed,
             setup=_WEIGHT,
+            recovery=False,
         ),
         _task(
             "measure.impossible-date",
@@ -368,6 +371,7 @@ def _measurement_tasks() -> list[Task]:
             no_writes,
             not_claimed,
             setup=_WEIGHT,
+            recovery=False,
         ),
     ]
 
@@ -401,6 +405,7 @@ def _memory_tasks() -> list[Task]:
             _state_has("memory", {"key": "objetivo"}),
             setup=_NOTES,
             decisions=(False,),
+            recovery=False,
         ),
         _task(
             "memory.read-transient",
@@ -451,6 +456,7 @@ def _diet_tasks() -> list[Task]:
             "Añade 6000 g de arroz blanco cocido a la comida del 2020-01-04.",
             committed("add_meal_food", 0),
             not_claimed,
+            recovery=False,
         ),
         _task(
             "diet.search-transient",
@@ -493,6 +499,7 @@ def _training_tasks() -> list[Task]:
             no_writes,
             setup=_STORED_ROUTINE,
             faults=(Fault("read_routines", "read_error"),),
+            recovery=False,
         ),
         _task(
             "training.search-transient",
@@ -525,6 +532,7 @@ def _github_tasks() -> list[Task]:
             _count("issues", 0),
             not_claimed,
             decisions=(False, False),
+            recovery=False,
         ),
         _task(
             "github.issue-before-commit",

@@ -174,7 +174,7 @@ async def run_task(
             state=world.state(),
         )
         kept = invariants(view, world.tools, world.claims_success)
-    events = recovery_events(view.transcript)
+    events = recovery_events(view.transcript) if task.recovery else []
     return RunRecord(
         task=task.id,
         kind=task.kind,

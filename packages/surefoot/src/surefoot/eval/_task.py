@@ -92,6 +92,10 @@ class Task:
         faults: Which handler runs fail, and how.
         decisions: The person's answers to confirmations, in order (True: approve).
         checks: What must hold at the end for the task to succeed.
+        recovery: Another call can recover here (another query, corrected arguments), so
+            its errors are recovery events. False where the right move is to tell the person
+            (nothing else can work, the person refused, the person's own value is refused):
+            the task then counts no recovery event.
     """
 
     id: str
@@ -103,6 +107,7 @@ class Task:
     faults: tuple[Fault, ...] = ()
     decisions: tuple[bool, ...] = ()
     checks: tuple[Check, ...] = ()
+    recovery: bool = True
 
 
 @dataclass(slots=True)
