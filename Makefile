@@ -96,14 +96,16 @@ test-local: $(STAMP) local-model
 # runs at temperature 0 (scripts/local-model.sh), so a repeat gives the same answers: N is one
 # run of each task in each arm (EVAL_REPEAT), all the tasks (EVAL_TASKS narrows them: ids or
 # prefixes like measure.). By arm, so the server's prompt cache keeps each arm's system prompt
-# and tools warm: estimated at 25-30 minutes on two idle cores (about 210 requests).
+# and tools warm: estimated at 25-30 minutes on two idle cores (about 210 requests). A request
+# may take EVAL_TIMEOUT seconds (a busy machine slows the server down).
 EVAL_DIR ?= build/eval-local
 EVAL_REPEAT ?= 1
 EVAL_TASKS ?=
+EVAL_TIMEOUT ?= 300
 eval-local: $(STAMP) local-model
 	$(VENV)/bin/gymnasia eval --provider openai-chat --model qwen2.5-coder-1.5b \
 		--base-url http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 --arms contract,plain,no-recovery,naive \
-		--repeat $(EVAL_REPEAT) --order by-arm --out $(EVAL_DIR) $(if $(EVAL_TASKS),--tasks $(EVAL_TASKS))
+		--repeat $(EVAL_REPEAT) --order by-arm --timeout $(EVAL_TIMEOUT) --out $(EVAL_DIR) $(if $(EVAL_TASKS),--tasks $(EVAL_TASKS))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site dist

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gymnasia.evalsuite import claims_success, select, suite
+from surefoot.testing import FakeOpenAIChatServer, call, turn
 
 KINDS = {
     "not_found", "invalid_arguments", "read_error_transient", "read_error_permanent",
@@ -92,3 +93,31 @@ def test_a_bad_arm_is_a_usage_error(tmp_path: Path) -> None:
     done = _eval(tmp_path, "--arms", "contract,magic", "--lang", "en")
     assert done.returncode == 2
     assert "There is no arm 'magic'" in done.stderr
+
+
+def test_on_the_wire_only_what_the_model_reads_changes(tmp_path: Path) -> None:
+    """Through the OpenAI-compatible adapter, the four arms send the same not_found as the
+    envelope with its recovery, as the mark and code without it, and as plain text; the
+    system prompt says as much about errors as the arm shows."""
+    turns = [turn(call("read_measurement", {"date": "2020-01-02"})), turn("No hay dato.")] * 4
+    with FakeOpenAIChatServer(turns) as fake:
+        done = _eval(
+            tmp_path,
+            "--provider", "openai-chat", "--model", "fake-chat",
+            "--base-url", fake.base_url + "/v1", "--order", "by-arm",
+            "--tasks", "measure.article-fallback",
+        )  # fmt: skip
+        bodies = [r.body for r in fake.requests]
+    assert done.returncode == 0, done.stderr
+    answers = [b for b in bodies if b["messages"][-1]["role"] == "tool"]
+    shown = [json.loads(b["messages"][-1]["content"]) for b in answers]
+    systems = [b["messages"][0]["content"] for b in answers]
+    contract, plain, marked, naive = shown  # the default order of --arms
+    assert (contract["error"], contract["recovery"]) == ("not_found", "choose_alternative")
+    assert marked == {k: contract[k] for k in ("is_error", "error", "message")}
+    assert plain == naive == {"result": f"Error: {contract['message']}"}
+    assert '"recovery"' in systems[0]
+    assert '"is_error"' in systems[2]
+    assert '"recovery"' not in systems[2]
+    assert "is_error" not in systems[1]
+    assert systems[1] == systems[3]
