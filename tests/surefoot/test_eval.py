@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -90,6 +90,21 @@ class Environment:
             if failing("add_item", "ambiguous", "after_commit"):
                 raise InjectedError("after commit")
             return {"added": name}
+
+        posts: dict[str, str] = {}
+
+        def posted(key: str, arguments: dict[str, Any]) -> Ok | Literal["absent"]:
+            return Ok({"posted": posts[key]}) if key in posts else "absent"
+
+        @tools.tool(effect="write", reconcile=posted)
+        def post(ctx: ToolContext, text: str) -> dict[str, Any]:
+            """Post a text elsewhere (not in the ledger's database)."""
+            runs["post"] = runs.get("post", 0) + 1
+            assert ctx.key is not None
+            posts[ctx.key] = text
+            if failing("post", "after_commit"):
+                raise InjectedError("after commit")
+            return {"posted": text}
 
         @tools.tool(effect="write", confirm=True, atomic=True)
         def wipe(ctx: ToolContext) -> dict[str, Any]:
@@ -486,3 +501,20 @@ def test_a_presented_model_streams_the_rewritten_request() -> None:
     last = model.requests[-1].messages[-1]
     assert isinstance(last, ToolResultsMessage)
     assert last.results[0].outcome == Ok({"result": "Error: Down."})
+
+
+def test_a_repeated_write_elsewhere_is_counted_from_its_reconcile_hook() -> None:
+    """A write outside the ledger's database that lost its acknowledgement, sent again: the
+    naive loop posts twice (its hook tells the ledger, and a double effect is counted); the
+    contract settles the first from the hook and answers the repeat from it."""
+    task = Task("post", "Post hi.", "after_commit", faults=(Fault("post", "after_commit", (1,)),))
+
+    def twice(request: ModelRequest) -> AssistantMessage:
+        sent = _sent(request)
+        return turn(call("post", {"text": "hi"})) if sent < 2 else turn("Posted.")
+
+    naive = _one(task, Arm.NAIVE, twice)
+    assert (naive.double_effects, naive.requests_after_stop) == (1, 2)
+    contract = _one(task, Arm.CONTRACT, twice)
+    assert contract.double_effects == 0
+    assert [c["outcome"].get("error") for c in contract.calls] == [None, "already_done"]

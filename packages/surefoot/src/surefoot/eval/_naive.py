@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,7 @@ from .._result import StopReason, TurnResult
 from .._returns import outcome_of
 from .._runner import OfferTools
 from .._texts import Lang, text
-from .._tools import Tool, ToolSet
+from .._tools import ReconcileResult, Tool, ToolSet
 from ._arms import plain_text
 
 _fresh = itertools.count(1)
@@ -180,14 +181,12 @@ class NaiveLoop:
             value = await _call(tool, ctx, arguments)
             outcome = outcome_of(value)
         except Exception as exc:  # noqa: BLE001 - the naive way: the exception's text to the model
-            return self._failed(tool, ctx), Ok({"result": f"Error: {exc}"}), ctx.key
-        if (
-            tool.effect == "write"
-            and isinstance(outcome, Ok)
-            and ctx.key
-            and not ctx._committed_in_tx
-        ):
-            self.ledger.finalize(ctx.key, ctx.attempt, "committed", result=outcome.data)
+            return self._failed(tool, ctx, arguments), Ok({"result": f"Error: {exc}"}), ctx.key
+        if ctx.key is not None and not ctx._committed_in_tx:
+            if isinstance(outcome, Ok):
+                self.ledger.finalize(ctx.key, ctx.attempt, "committed", result=outcome.data)
+            else:
+                self.ledger.finalize(ctx.key, ctx.attempt, "failed")
         return outcome, _plain(outcome), ctx.key
 
     def _claim(self, ctx: ToolContext, tool: Tool, call: ToolCall) -> None:
@@ -204,15 +203,31 @@ class NaiveLoop:
         )
         ctx.key, ctx.attempt, ctx._ledger = key, claim.entry.attempt, self.ledger
 
-    def _failed(self, tool: Tool, ctx: ToolContext) -> ToolError:
-        """The outcome the contract gives a handler that raised (a write: unknown)."""
+    def _failed(self, tool: Tool, ctx: ToolContext, arguments: dict[str, Any]) -> ToolError:
+        """The outcome the contract gives a handler that raised (a write: unknown). What a
+        write that raised really did is recorded in the ledger, for counting only: its own
+        commit, else the tool's reconcile hook (the model is told none of it)."""
         if tool.effect == "read":
             message = text(self.lang, "unavailable", name=tool.name)
             return ToolError(ErrorCode.UNAVAILABLE, message, Recovery.CHOOSE_ALTERNATIVE)
         if ctx.key is not None and not ctx._committed_in_tx:
-            self.ledger.finalize(ctx.key, ctx.attempt, "unknown")
+            self._record_truth(tool, ctx.key, ctx.attempt, arguments)
         message = text(self.lang, "outcome_unknown", name=tool.name)
         return ToolError(ErrorCode.OUTCOME_UNKNOWN, message, Recovery.STOP_TURN)
+
+    def _record_truth(self, tool: Tool, key: str, attempt: int, arguments: dict[str, Any]) -> None:
+        verdict: ReconcileResult = None
+        if tool.atomic:
+            verdict = "absent"  # its effect commits only with the ledger's record
+        elif tool.reconcile is not None:
+            try:
+                verdict = tool.reconcile(key, json.loads(canonical_json(arguments)))
+            except Exception:  # noqa: BLE001 - a failing check decides nothing
+                verdict = None
+        if isinstance(verdict, Ok):
+            self.ledger.finalize(key, attempt, "committed", result=verdict.data)
+        else:
+            self.ledger.finalize(key, attempt, "failed" if verdict == "absent" else "unknown")
 
 
 def _plain(outcome: Outcome) -> Outcome:
