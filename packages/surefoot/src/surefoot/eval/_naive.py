@@ -10,7 +10,8 @@ ordinary result, then asks again, until the model answers without calls or the r
   no convergence guard, no repeat rule, no confirmation, no grounding.
 
 The ledger is still told about each write (the handlers of atomic writes commit their ledger
-row with the effect), so what the writes did is counted the same way in every arm. What the
+row with the effect; after a write that raised, the tool's reconcile hook says what happened,
+for counting only), so what the writes did is counted the same way in every arm. What the
 loop records for each call is the outcome the contract would have given it (an exception in
 a write is ``outcome_unknown``), so its runs are scored like the others.
 """
