@@ -70,6 +70,7 @@ def test_offline_smoke_run_writes_log_summary_and_charts(tmp_path: Path) -> None
     first = _eval(tmp_path / "a", "--tasks", tasks, "--lang", "en")
     assert first.returncode == 0, first.stderr
     assert "Recovery by arm" in first.stdout
+    assert "naive broke requests_after_stop in: measure.write-unknown" in first.stdout
     lines = [json.loads(x) for x in (tmp_path / "a" / "runs.jsonl").read_text().splitlines()]
     assert len(lines) == 3 * 4
     by = {(r["task"], r["arm"]): r for r in lines}

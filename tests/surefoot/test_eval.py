@@ -313,6 +313,8 @@ def test_summary_rates_intervals_and_paired_differences() -> None:
     assert (contract.recovery.count, contract.recovery.total) == (1, 1)
     naive = next(s for s in summaries if s.arm == "naive")
     assert naive.requests_after_stop == 2
+    assert naive.broken == {"requests_after_stop": ("unknown", "before")}
+    assert contract.broken == {}
     plain = next(d for d in differences if d.arm == "plain" and d.measure == "success")
     assert plain.pairs == 3
     assert plain.mean == pytest.approx(-1 / 3)

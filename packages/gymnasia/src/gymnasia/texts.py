@@ -1567,6 +1567,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "arm|success|recovery|double effects|false success|requests after stop|"
         "requests|tokens|s",
     },
+    "eval_broken": {
+        "es": "{arm} rompió {invariant} en: {tasks}",
+        "pt": "{arm} quebrou {invariant} em: {tasks}",
+        "en": "{arm} broke {invariant} in: {tasks}",
+    },
     "eval_differences": {
         "es": "Diferencias emparejadas con el brazo contract (misma tarea y semilla):",
         "pt": "Diferenças emparelhadas com o braço contract (mesma tarefa e semente):",

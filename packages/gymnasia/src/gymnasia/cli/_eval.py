@@ -202,6 +202,10 @@ def _print_table(
             f"{s.seconds:.1f}",
         )
     out.print(table)
+    for s in summaries:
+        for invariant, tasks in s.broken.items():
+            line = t(lang, "eval_broken", arm=s.arm, invariant=invariant, tasks=", ".join(tasks))
+            out.print(line, markup=False)
     if differences:
         out.print(t(lang, "eval_differences"), markup=False)
     for d in differences:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._run import RunRecord
 
@@ -88,6 +88,7 @@ class ArmSummary:
         recovery: Runs that followed every recovery event, of the runs that had one.
         double_effects, false_success, requests_after_stop: Runs that broke each invariant.
         requests, input_tokens, output_tokens, seconds: Means per run.
+        broken: For each invariant some run broke, the tasks of those runs.
     """
 
     arm: str
@@ -101,6 +102,18 @@ class ArmSummary:
     input_tokens: float
     output_tokens: float
     seconds: float
+    broken: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+_INVARIANTS = ("double_effects", "false_success", "requests_after_stop")
+
+
+def _broken(records: Sequence[RunRecord]) -> dict[str, tuple[str, ...]]:
+    found = {
+        name: tuple(dict.fromkeys(r.task for r in records if getattr(r, name) > 0))
+        for name in _INVARIANTS
+    }
+    return {name: tasks for name, tasks in found.items() if tasks}
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -123,6 +136,7 @@ def summarize_arm(arm: str, records: Sequence[RunRecord]) -> ArmSummary:
         input_tokens=_mean([r.input_tokens for r in mine]),
         output_tokens=_mean([r.output_tokens for r in mine]),
         seconds=_mean([r.seconds for r in mine]),
+        broken=_broken(mine),
     )
 
 
