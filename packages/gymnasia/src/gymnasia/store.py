@@ -361,6 +361,11 @@ class GymStore:
         found = {r[0]: {"measure": r[0], "target": float(r[1]), "by_date": r[2]} for r in rows}
         return [found[name] for name in MEASUREMENT_FIELDS if name in found]
 
+    def delete_goal(self, tx: Tx, measure: str) -> bool:
+        """Delete the goal of one measure; False if there was none."""
+        tx.execute("DELETE FROM gym_goals WHERE user_id = ? AND measure = ?", (self.user, measure))
+        return tx.rowcount == 1
+
     # -- memory ------------------------------------------------------------------------------
 
     def memory_keys(self) -> list[str]:
