@@ -375,9 +375,10 @@ class GymStore:
         )
         return [r[0] for r in rows]
 
-    def read_memory(self, key: str) -> dict[str, str] | None:
-        """The note ``key``, or None."""
-        rows = self.db.query(
+    def read_memory(self, key: str, *, tx: Tx | None = None) -> dict[str, str] | None:
+        """The note ``key`` (as ``tx`` sees it, when given), or None."""
+        rows = self._rows(
+            tx,
             "SELECT key, description, value FROM gym_memory WHERE user_id = ? AND key = ?",
             (self.user, key),
         )

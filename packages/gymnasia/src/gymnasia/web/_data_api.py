@@ -221,7 +221,7 @@ def _note_routes(app: FastAPI, api: DataApi) -> None:
         if body.description is None and body.value is None:
             return api.refuse(422, "empty", ui(lang, "nothing_changed"))
         with store.transaction() as tx:
-            current = store.read_memory(body.key)
+            current = store.read_memory(body.key, tx=tx)
             if current is None:
                 return api.refuse(404, "not_found", ui(lang, "note_gone"))
             description = current["description"] if body.description is None else body.description

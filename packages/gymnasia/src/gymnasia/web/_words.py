@@ -1,10 +1,11 @@
 """Writes and waiting calls in a person's words, for the writes page and the approval card:
 what the action is ("Borrar una nota") and what it touches ("nota «X»", "150 g de arroz,
-comida del 2020-01-04"), never a tool name or JSON.
+comida, el 2020-01-04"), never a tool name or JSON.
 
-A tool's own ``describe`` words what it saved (as the harness's replies do); the arguments of
-a call that has no result yet, or whose tool describes nothing, are worded here from the
-food and exercise tables, the meal labels and the measurement fields' names."""
+The arguments are worded with the tools' own ``describe_measurement`` and ``describe_goal``,
+the food and exercise tables, the meal labels and the measurement fields' names (the
+arguments, not the result: a measurement's result is the whole day's record, not what this
+write changed)."""
 
 from __future__ import annotations
 
@@ -33,14 +34,14 @@ def call_words(
     lang: Lang,
     result: dict[str, Any] | None = None,
 ) -> str:
-    """What a write did (``result``, worded by its tool's ``describe``) or will do (its
-    ``arguments``), in ``lang``; empty when there is nothing to say."""
+    """What a write was asked to do (its ``arguments``), in ``lang``; when they say nothing
+    a person reads, what it saved (``result``, worded by its tool's ``describe``); empty when
+    there is nothing to say."""
+    said = _argument_words(arguments or {}, lang)
     found: Tool | None = tools.get(tool) if tools is not None else None
-    if result is not None and found is not None and found.describe is not None:
+    if not said and result is not None and found is not None:
         said = _described(found, result, lang)
-        if said:
-            return said
-    return _argument_words(arguments or {}, lang)
+    return said
 
 
 def _described(tool: Tool, data: dict[str, Any], lang: Lang) -> str:

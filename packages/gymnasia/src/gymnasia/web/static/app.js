@@ -791,6 +791,13 @@
     }
   }
 
+  // on a narrow screen the menu is a strip that scrolls sideways: show the current page in it
+  const nav = document.querySelector(".nav");
+  const current = nav && nav.querySelector("a.active");
+  if (current && nav.scrollWidth > nav.clientWidth) {
+    nav.scrollLeft = current.offsetLeft - (nav.clientWidth - current.offsetWidth) / 2;
+  }
+
   if (config.page === "chat") chatPage();
   else {
     if (config.page === "measurements") measurementsPage();
