@@ -254,3 +254,15 @@ def test_a_waiting_call_is_described_in_words(client: TestClient) -> None:
     assert again["pending_confirmation"]["action"] == "Excluir uma nota"
     assert again["pending_confirmation"]["summary"] == "nota “knee”"
     assert again["pending_confirmation"]["id"] == pending["id"]
+
+
+def test_an_unlikely_value_waits_with_the_facts(client: TestClient) -> None:
+    """A weight far from the last one waits on the tool's own question, with the last
+    record's value and date (not a generic notice naming the tool)."""
+    turn = client.post("/api/chat", json={"message": "Guarda mi peso: 95 kg el 2020-02-05."})
+    done = json.loads(turn.text.splitlines()[-1])["turn"]
+    pending = done["pending_confirmation"]
+    assert pending["question"] == (
+        "¿Guardar peso 95 kg para hoy? Último registro de peso: 79 kg (el 2020-02-01)."
+    )
+    assert "write_measurement" not in done["reply"]

@@ -392,3 +392,29 @@ def test_the_chosen_language_is_remembered(browser: Browser, base: str) -> None:
     expect(page.locator("body")).not_to_contain_text("404")
     assert_fits(page)
     context.close()
+
+
+def test_an_unlikely_value_is_asked_with_the_facts_on_a_phone(
+    browser: Browser, base: str, db: str
+) -> None:
+    """A weight far from the last one: the card asks the tool's question with the last
+    record, once, on screen; denying it saves nothing."""
+    context = open_context(browser, "phone")
+    page = context.new_page()
+    ready(page, base + "/")
+    send(page, "Guarda mi peso: 95 kg el 2020-02-05.")
+    question = page.locator(".pending-card .pending-question")
+    expect(question).to_have_text(
+        "¿Guardar peso 95 kg para hoy? Último registro de peso: 79,9 kg (el 2020-01-29)."
+    )
+    expect(page.locator("#messages")).not_to_contain_text("write_measurement")
+    assert page.locator("#messages").inner_text().count("¿Guardar peso 95 kg") == 1
+    assert_message_box_in_view(page)
+    page.locator(".pending-card button.deny").click()
+    expect(page.locator("#message")).to_be_enabled()
+    context.close()
+    store = stored(db)
+    saved = store.read_measurement(TODAY)
+    store.db.close()
+    assert saved is not None
+    assert saved["weight_kg"] == 79.2
