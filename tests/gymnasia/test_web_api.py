@@ -210,7 +210,11 @@ def test_approving_a_delete_runs_it_once(make_client: MakeClient) -> None:
     assert note(client, "X") is None
     again = client.post(f"/api/approvals/{cid}/{call_id}", json={"approved": True})
     assert again.status_code == 409
-    assert again.json() == {"error": "already_decided", "approved": True}
+    assert again.json() == {
+        "error": "already_decided",
+        "approved": True,
+        "message": "Esta confirmación ya estaba decidida; no se ha repetido nada.",
+    }
     flipped = client.post(f"/api/approvals/{cid}/{call_id}", json={"approved": False})
     assert flipped.status_code == 409
     app = client.app

@@ -266,3 +266,19 @@ def test_an_unlikely_value_waits_with_the_facts(client: TestClient) -> None:
         "¿Guardar peso 95 kg para hoy? Último registro de peso: 79 kg (el 2020-02-01)."
     )
     assert "write_measurement" not in done["reply"]
+
+
+def test_refusals_of_approvals_and_conversations_carry_words(client: TestClient) -> None:
+    """An approval that does not exist and a conversation that does not exist are refused
+    with a message in the request's language, not a bare code."""
+    turn = client.post("/api/chat", json={"message": "Borra la nota knee."})
+    conversation = json.loads(turn.text.splitlines()[0])["conversation_id"]
+    missing = client.post(
+        f"/api/approvals/{conversation}/ap_nothing", json={"approved": True, "lang": "en"}
+    )
+    assert missing.status_code == 404
+    assert missing.json()["message"] == (
+        "There is no such confirmation in this conversation; nothing was done."
+    )
+    gone = client.get("/api/conversations/c_nothing?lang=pt")
+    assert gone.json() == {"error": "not_found", "message": "Essa conversa não existe."}

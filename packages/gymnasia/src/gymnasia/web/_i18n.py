@@ -466,6 +466,16 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Esse endereço da API não existe.",
         "en": "There is no such API address.",
     },
+    "no_such_confirmation": {
+        "es": "Esa confirmación no existe en esta conversación; no se ha hecho nada.",
+        "pt": "Essa confirmação não existe nesta conversa; nada foi feito.",
+        "en": "There is no such confirmation in this conversation; nothing was done.",
+    },
+    "conversation_gone": {
+        "es": "Esa conversación no existe.",
+        "pt": "Essa conversa não existe.",
+        "en": "There is no such conversation.",
+    },
     # -- writes and approvals in words -------------------------------------------------------
     "write_what": {"es": "Qué", "pt": "O quê", "en": "What"},
     "pending_question": {

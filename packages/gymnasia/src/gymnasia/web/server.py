@@ -464,17 +464,24 @@ class _Web:
             return self.json({"error": "pending_confirmation", "pending": pending}, 409)
         return None
 
-    def decide(self, conversation_id: str, approval: str, *, approved: bool) -> Response | None:
-        """Record the decision on the waiting call; a refusal (404 / 409) if there is none."""
+    def decide(
+        self, conversation_id: str, approval: str, *, approved: bool, lang: Lang
+    ) -> Response | None:
+        """Record the decision on the waiting call; a refusal (404 / 409, with a message in
+        ``lang``) if there is none."""
         agent = self.coach.agent
         if agent.decide(conversation_id, approval, approved=approved):
             return None
         recorded = agent.approval(conversation_id, approval)
         if recorded is None:
-            return self.json({"error": "no_such_confirmation"}, 404)
+            message = ui(lang, "no_such_confirmation")
+            return self.json({"error": "no_such_confirmation", "message": message}, 404)
         if recorded.approved is not None and agent.unfinished(conversation_id):
             return None  # decided, then interrupted before it ran: finish the turn as decided
-        return self.json({"error": "already_decided", "approved": recorded.approved}, 409)
+        message = ui(lang, "already_decided")
+        return self.json(
+            {"error": "already_decided", "approved": recorded.approved, "message": message}, 409
+        )
 
 
 def event_json(event: TurnEvent) -> Event:
@@ -689,7 +696,8 @@ def _read_api(app: FastAPI, web: _Web) -> None:
     async def conversation(request: Request, conversation_id: ConversationId) -> Response:
         messages = agent.transcript(conversation_id)
         if not messages:
-            return web.json({"error": "not_found"}, 404)
+            message = ui(web.lang_of(request), "conversation_gone")
+            return web.json({"error": "not_found", "message": message}, 404)
         return web.json(
             {
                 "conversation_id": conversation_id,
@@ -804,7 +812,7 @@ def _turn_api(app: FastAPI, web: _Web) -> None:
         agent = web.coach.agent_for(lang)
         return await web.locked_turn(
             conversation_id,
-            lambda: web.decide(conversation_id, approval_id, approved=body.approved),
+            lambda: web.decide(conversation_id, approval_id, approved=body.approved, lang=lang),
             lambda on_event, lease: agent.resume(conversation_id, on_event=on_event, lease=lease),
             lang,
         )
