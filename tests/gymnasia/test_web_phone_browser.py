@@ -182,6 +182,8 @@ def test_every_page_fits_the_screen(
         assert_message_box_in_view(page)
     if path in NAV:  # the menu shows where the person is, also when it scrolls sideways
         assert page.evaluate(IN_VIEW, ".nav a.active")
+    name = path or "chat"
+    page.screenshot(path=str(artifacts_dir / f"web-{size}-{name}.png"))
     if page.locator(".edit-record, .edit-measurement").count():
         page.locator(".edit-record, .edit-measurement").first.click()
         dialog = page.locator("#edit-dialog")
@@ -191,8 +193,20 @@ def test_every_page_fits_the_screen(
         assert box["x"] >= 0
         assert box["x"] + box["width"] <= SIZES[size][0]
         page.locator("#edit-cancel").click()
-    name = path or "chat"
-    page.screenshot(path=str(artifacts_dir / f"web-{size}-{name}.png"))
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_every_page_fits_a_phone_in_each_language(browser: Browser, shared: str, lang: str) -> None:
+    """The longer words of Portuguese and English fit the phone screen too, on every page."""
+    context = open_context(browser, "phone")
+    page = context.new_page()
+    for path in PAGES:
+        ready(page, f"{shared}/{path}?lang={lang}")
+        assert page.evaluate("document.documentElement.lang") == lang
+        assert_fits(page)
+        if path == "":
+            assert_message_box_in_view(page)
+    context.close()
 
 
 def test_tables_reflow_on_a_phone_and_stay_tables_on_a_desktop(
