@@ -374,12 +374,16 @@ def test_meals_and_routines_are_edited_and_deleted_on_a_phone(
     delete_record(
         page,
         page.locator("tr.record", has_text="Pan blanco"),
-        "¿Borrar 60 g de Pan blanco (Desayuno, 2020-02-03)?",
+        "¿Borrar 60 g de Pan blanco de Desayuno del 2020-02-03?",
     )
     ready(page, base + "/routines")
     edit_record(page, page.locator("tr.record").first, {"name": "Empuje B"})
     expect(page.locator("tr.record").first).to_contain_text("Empuje B")
-    delete_record(page, page.locator("tr.record").first, "¿Borrar la rutina «Empuje B»?")
+    delete_record(
+        page,
+        page.locator("tr.record").first,
+        "¿Borrar la rutina «Empuje B» con sus 2 ejercicio(s)?",
+    )
     expect(page.locator(".empty")).to_contain_text("Aún no hay rutinas")
     context.close()
     store = stored(db)

@@ -276,7 +276,7 @@ def _meal_row(lang: Lang, day: dt.date, label: str, item: dict[str, Any]) -> str
         "record": _data({"item_id": item["item_id"]}),
         "values": _data({"grams": item["grams"]}),
         "edit-title": escape(ui(lang, "edit_meal_title").format(**names)),
-        "delete-title": escape(ui(lang, "delete_meal_title").format(**names)),
+        "delete-title": escape(t(lang, "ask_delete_meal_item", **names)),
     }
     return _row(lang, cells, meta)
 
@@ -326,7 +326,9 @@ def _routine_row(lang: Lang, routine: dict[str, Any]) -> str:
         "record": _data({"routine_id": routine["id"]}),
         "values": _data({"name": name}),
         "edit-title": escape(ui(lang, "edit_routine_title").format(name=name)),
-        "delete-title": escape(ui(lang, "delete_routine_title").format(name=name)),
+        "delete-title": escape(
+            t(lang, "ask_delete_routine", name=name, count=len(routine["exercises"]))
+        ),
     }
     return _row(lang, cells, meta)
 

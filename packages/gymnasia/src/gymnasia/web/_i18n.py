@@ -351,11 +351,6 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Editar {food} ({meal}, {date})",
         "en": "Edit {food} ({meal}, {date})",
     },
-    "delete_meal_title": {
-        "es": "¿Borrar {grams} g de {food} ({meal}, {date})?",
-        "pt": "Excluir {grams} g de {food} ({meal}, {date})?",
-        "en": "Delete {grams} g of {food} ({meal}, {date})?",
-    },
     "delete_meal_body": {
         "es": "Se quitará este alimento de la comida. No se puede deshacer.",
         "pt": "Este alimento será removido da refeição. Não é possível desfazer.",
@@ -365,11 +360,6 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
         "es": "Renombrar la rutina «{name}»",
         "pt": "Renomear a rotina “{name}”",
         "en": "Rename the routine '{name}'",
-    },
-    "delete_routine_title": {
-        "es": "¿Borrar la rutina «{name}»?",
-        "pt": "Excluir a rotina “{name}”?",
-        "en": "Delete the routine '{name}'?",
     },
     "delete_routine_body": {
         "es": "Se borrará la rutina con todos sus ejercicios y series. No se puede deshacer.",
