@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from gymnasia.store import GymStore
 from gymnasia.web import create_app
+from gymnasia.web._words import action, call_words
 from surefoot import open_database
 
 BASE = "http://127.0.0.1:8000"
@@ -282,3 +283,71 @@ def test_refusals_of_approvals_and_conversations_carry_words(client: TestClient)
     )
     gone = client.get("/api/conversations/c_nothing?lang=pt")
     assert gone.json() == {"error": "not_found", "message": "Essa conversa não existe."}
+
+
+def test_every_write_tool_has_words(client: TestClient) -> None:
+    """Each write the Coach can make has an action name of its own in es, pt and en (a new
+    write tool without one fails here), never the tool's name."""
+    app = client.app
+    tools = app.state.coach.agent.tools
+    writes = [tool.name for tool in tools if tool.effect == "write"]
+    assert "add_meal_food" in writes
+    for lang in ("es", "pt", "en"):
+        names = [action(name, lang) for name in writes]
+        assert action("no_such_tool", lang) not in names
+        assert len(set(names)) == len(names)
+        assert not any("_" in name for name in names)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "lang", "words"),
+    [
+        (
+            "add_meal_food",
+            {"date": "2020-02-03", "meal": "lunch", "food_id": "white_rice_cooked", "grams": 150},
+            "pt",
+            "150 g de Arroz branco cozido, em 2020-02-03, Almoço",
+        ),
+        ("edit_meal_item", {"item_id": 12, "grams": 200.5}, "es", "200,5 g, alimento n.º 12"),
+        (
+            "create_routine",
+            {
+                "name": "Leg day",
+                "category": "strength",
+                "exercises": [{"exercise_id": "push_up", "series": []}],
+            },
+            "en",
+            "routine 'Leg day', 1 exercise",
+        ),
+        (
+            "remove_routine_exercise",
+            {"routine": "Pierna", "position": 2},
+            "es",
+            "rutina «Pierna», puesto 2",
+        ),
+        (
+            "save_goal",
+            {"measure": "waist_cm", "target": 84, "by_date": "2020-06-01"},
+            "en",
+            "waist goal: 84 cm (by 2020-06-01)",
+        ),
+        (
+            "edit_measurement",
+            {"date": "2020-02-01", "new_date": "2020-02-02"},
+            "es",
+            "el 2020-02-01, pasa al 2020-02-02",
+        ),
+        (
+            "add_meal_food",
+            {"food_id": "../etc/passwd", "grams": 1},
+            "en",
+            "1 g of a food the table",
+        ),
+    ],
+)
+def test_a_call_in_words(tool: str, arguments: dict[str, object], lang: str, words: str) -> None:
+    """A call's arguments as a person reads them: foods and meals by name, numbers as the
+    language writes them, no argument names."""
+    said = call_words(None, tool, arguments, lang)
+    assert said.startswith(words), said
+    assert not any(name in said for name in arguments if "_" in name)

@@ -117,11 +117,6 @@ def _empty(lang: Lang, key: str) -> str:
     return f'<p class="empty">{escape(ui(lang, key))}</p>'
 
 
-def _shown(value: float, lang: Lang) -> str:
-    """A number as the edit form shows it (decimal comma in es/pt)."""
-    return number(value, lang)
-
-
 # -- notes -----------------------------------------------------------------------------------
 
 
