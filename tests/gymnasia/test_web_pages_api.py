@@ -351,3 +351,15 @@ def test_a_call_in_words(tool: str, arguments: dict[str, object], lang: str, wor
     said = call_words(None, tool, arguments, lang)
     assert said.startswith(words), said
     assert not any(name in said for name in arguments if "_" in name)
+
+
+def test_a_method_an_address_does_not_take_is_refused_in_words(client: TestClient) -> None:
+    """GET on an address that only takes POST: 405 with the allowed method and a message in
+    the page's language."""
+    reply = client.get("/api/notes/edit?lang=en")
+    assert reply.status_code == 405
+    assert reply.headers["allow"] == "POST"
+    assert reply.json() == {
+        "error": "method_not_allowed",
+        "message": "That address does not take this kind of request; nothing was done.",
+    }

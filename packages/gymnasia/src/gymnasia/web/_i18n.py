@@ -456,6 +456,11 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Esse endereço da API não existe.",
         "en": "There is no such API address.",
     },
+    "method_not_allowed": {
+        "es": "Esa dirección no acepta este tipo de petición; no se ha hecho nada.",
+        "pt": "Esse endereço não aceita este tipo de pedido; nada foi feito.",
+        "en": "That address does not take this kind of request; nothing was done.",
+    },
     "no_such_confirmation": {
         "es": "Esa confirmación no existe en esta conversación; no se ha hecho nada.",
         "pt": "Essa confirmação não existe nesta conversa; nada foi feito.",

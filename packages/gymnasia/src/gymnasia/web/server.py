@@ -617,19 +617,18 @@ def _errors(app: FastAPI, web: _Web) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        """An address the app does not have: a page in its style for a person, JSON under
+        /api and /static; a method an address does not take (405)."""
         lang = web.lang_of(request)
         path = request.url.path
         if exc.status_code == 404 and not path.startswith(("/api/", "/static/")):
             return web.page(request, not_found_page(web.context(request)), 404)
-        key = "not_found_api" if exc.status_code == 404 else "invalid_request"
-        message = ui(lang, key).format(fields="?")
-        return web.json(
-            {
-                "error": "not_found" if exc.status_code == 404 else "invalid_request",
-                "message": message,
-            },
-            exc.status_code,
-        )
+        error = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid")
+        key = {404: "not_found_api", 405: "method_not_allowed"}.get(exc.status_code)
+        message = ui(lang, key) if key else ui(lang, "invalid_request").format(fields="?")
+        response = web.json({"error": error, "message": message}, exc.status_code)
+        response.headers.update(exc.headers or {})
+        return response
 
     @app.exception_handler(StoreError)
     async def store_failed(request: Request, exc: StoreError) -> Response:
