@@ -285,7 +285,7 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
     "nav_routines": {"es": "Rutinas", "pt": "Rotinas", "en": "Routines"},
     "nav_notes": {"es": "Notas", "pt": "Notas", "en": "Notes"},
     "nav_goals": {"es": "Objetivos", "pt": "Metas", "en": "Goals"},
-    "nav_more": {"es": "Menú", "pt": "Menu", "en": "Menu"},
+    "nav_pages": {"es": "Páginas", "pt": "Páginas", "en": "Pages"},
     "meals_title": {"es": "Diario de comidas", "pt": "Diário de refeições", "en": "Meal diary"},
     "routines_title": {
         "es": "Rutinas de entrenamiento",
@@ -478,7 +478,7 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Posso fazer?",
         "en": "Shall I do it?",
     },
-    "trace_toggle": {"es": "Traza", "pt": "Rastreio", "en": "Trace"},
+    "trace_toggle": {"es": "Traza", "pt": "Rastreamento", "en": "Trace"},
     "act_write_measurement": {
         "es": "Guardar una medida",
         "pt": "Salvar uma medida",

@@ -56,7 +56,7 @@ def layout(ctx: PageContext, *, title: str, body: str, page: str) -> str:
 {_fault_banner(ctx)}<header class="topbar">
   <a class="brand" href="/{_lang_query(ctx.lang)}"><span class="logo" aria-hidden="true">G</span>
     {APP_NAME} <span class="brand-sub">Coach</span></a>
-  <nav class="nav" aria-label="{escape(ui(ctx.lang, "nav_more"))}">{_nav(ctx)}</nav>
+  <nav class="nav" aria-label="{escape(ui(ctx.lang, "nav_pages"))}">{_nav(ctx)}</nav>
   <div class="topbar-right">{_model_label(ctx)}{_lang_switch(ctx)}</div>
 </header>
 {body}
