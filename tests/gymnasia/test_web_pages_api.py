@@ -363,3 +363,14 @@ def test_a_method_an_address_does_not_take_is_refused_in_words(client: TestClien
         "error": "method_not_allowed",
         "message": "That address does not take this kind of request; nothing was done.",
     }
+
+
+def test_the_question_is_asked_in_the_language_of_the_page_that_reads_it(
+    client: TestClient,
+) -> None:
+    """A conversation read back in another language shows the tool's question in that
+    language (a person switched the page after the turn)."""
+    turn = client.post("/api/chat", json={"message": "Guarda mi peso: 95 kg el 2020-02-05."})
+    conversation = json.loads(turn.text.splitlines()[0])["conversation_id"]
+    read = client.get(f"/api/conversations/{conversation}?lang=en").json()
+    assert read["pending_confirmation"]["question"].startswith("Save weight 95 kg for today?")

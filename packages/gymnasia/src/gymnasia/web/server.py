@@ -444,16 +444,17 @@ class _Web:
     def pending(self, conversation_id: str, lang: Lang | None = None) -> dict[str, Any] | None:
         """The call waiting for a decision, as ``--json`` shows it and in words (``action``,
         ``summary``, and the tool's own ``question`` when it asks one), or None."""
-        pending = self.coach.agent.pending_confirmation(conversation_id)
+        shown = lang or self.lang
+        agent = self.coach.agent_for(shown)  # the tool's question, in the page's language
+        pending = agent.pending_confirmation(conversation_id)
         if pending is None:
             return None
-        shown = lang or self.lang
         return {
             "id": pending.id,
             "tool": pending.tool,
             "arguments": pending.arguments,
             "action": action(pending.tool, shown),
-            "summary": call_words(self.coach.agent.tools, pending.tool, pending.arguments, shown),
+            "summary": call_words(agent.tools, pending.tool, pending.arguments, shown),
             "question": pending.question,
         }
 
