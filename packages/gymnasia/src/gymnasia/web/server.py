@@ -1,7 +1,10 @@
 """``gymnasia serve``: the web app over one Coach.
 
-Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
-``/measurements`` (table and weight chart). API::
+Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations),
+``/measurements`` (table and weight chart), ``/meals``, ``/routines``, ``/goals``, ``/notes``
+(each record with Edit and Delete: ``_data_pages``, ``_data_api``) and ``/writes``; any other
+address is a 404 page in the app's style. A language chosen with ``?lang=`` is remembered in a
+cookie and draws the next pages. API::
 
     GET  /api/config                          provider, model, offline?, active faults
     GET  /api/conversations                   [{id, title, messages, pending}]
@@ -11,6 +14,7 @@ Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
     GET  /api/measurements?from=&to=          saved measurements, by date
     POST /api/measurements/{date}/edit {field: number | null, ..., new_date?}  → {measurement}
     POST /api/measurements/{date}/delete {}   → {deleted}
+    POST /api/{meals,routines,notes,goals}/{edit,delete}  → see ``_data_api``
 
 A turn streams as NDJSON, one event per line: ``start`` (the conversation id), ``text``
 (a delta as it arrives), ``call`` (one call's record as it completes, ``render.call_json``),
