@@ -242,11 +242,13 @@ class TurnRunner:
             output_schema=schema,
         )
         turn.requests += 1
-        with agent.tracer.model_request(
-            provider=agent.model.provider, model=agent.model.model_name
-        ) as trace:
+        model = agent.model
+        with agent.tracer.model_request(provider=model.provider, model=model.model_name) as trace:
             try:
-                response = await self._response(turn, request)
+                if agent.stream:
+                    response = await self._streamed(turn, request)
+                else:
+                    response = await model.request(request)
             except ProviderError as exc:
                 trace.finished(None, exc)
                 return await self._provider_failed(turn, exc)
@@ -254,11 +256,9 @@ class TurnRunner:
         turn.usage = turn.usage.add(response.usage)
         return response
 
-    async def _response(self, turn: Turn, request: ModelRequest) -> ModelResponse:
-        """The model's response to ``request`` (streamed to ``on_event`` if streaming)."""
+    async def _streamed(self, turn: Turn, request: ModelRequest) -> ModelResponse:
+        """The model's response to ``request``, streamed to ``on_event``."""
         model = self.agent.model
-        if not self.agent.stream:
-            return await model.request(request)
         async for event in model.stream(request):
             if isinstance(event, ResponseDone):
                 return event.response
@@ -407,6 +407,8 @@ class TurnRunner:
             self.append(turn)
 
     async def _emit_all(self, turn: Turn, records: Sequence[CallRecord]) -> None:
+        if turn.on_event is None:
+            return
         for record in records:
             await self._emit(turn, record)
 
