@@ -407,14 +407,17 @@ class Executor:
             why = "denied" if tool.confirm else "denied_derived"
             denied = ToolError(ErrorCode.DENIED, text(state.lang, why), Recovery.CHOOSE_ALTERNATIVE)
             return self._finish(call, denied, state, prep, executed=False)
-        ctx = self._context(call, tool, state.conversation_id, state.lang)
-        if tool.effect == "read":
-            outcome = await _invoke(tool, prep, ctx)
-            if isinstance(outcome, BaseException):
-                self._diagnose(outcome, ctx)
-                outcome = self._unavailable(tool.name, state.lang)
-            return self._finish(call, outcome, state, prep, executed=True)
-        return await self._run_write(call, prep, state, ctx)
+        conversation_id, lang = state.conversation_id, state.lang
+        if tool.effect != "read":
+            ctx = self._context(call, tool, conversation_id, lang)
+            return await self._run_write(call, prep, state, ctx)
+        # a read's context is made only for a handler that takes one, or for a diagnostic
+        context = self._context(call, tool, conversation_id, lang) if tool.wants_context else None
+        outcome = await _invoke(tool, prep, context)
+        if isinstance(outcome, BaseException):
+            self._diagnose(outcome, context or self._context(call, tool, conversation_id, lang))
+            outcome = self._unavailable(tool.name, lang)
+        return self._finish(call, outcome, state, prep, executed=True)
 
     async def _run_write(
         self, call: ToolCall, prep: _Prepared, state: TurnState, ctx: ToolContext
@@ -497,9 +500,10 @@ def _validated(tool: Tool | None, call: ToolCall, lang: Lang) -> _Prepared | _Re
     return _Prepared(tool, validated)
 
 
-async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext) -> Outcome | BaseException:
-    """Run the handler; what it raises, or returns that is not an outcome of plain JSON data,
-    comes back as the exception to diagnose (the error boundary)."""
+async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext | None) -> Outcome | BaseException:
+    """Run the handler (``ctx``: for a handler that takes one); what it raises, or returns
+    that is not an outcome of plain JSON data, comes back as the exception to diagnose (the
+    error boundary)."""
     kwargs = prep.args.__dict__  # the validated field values, by name
     try:
         if tool.is_async:
