@@ -49,7 +49,6 @@ def launch(url: str, executor_id: str = "pytest") -> None:
             "system_database_url": url,
             "application_version": DBOS_VERSION,
             "executor_id": executor_id,
-            "run_admin_server": False,
             "log_level": "WARNING",
         }
     )

@@ -28,8 +28,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from contextlib import ExitStack, asynccontextmanager
+from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -151,11 +151,18 @@ class DurableTurn:
         self.hold_wait = hold_wait
         self.requests = 0
         self.usage = Usage()
+        self._held: tuple[ExitStack, Lease] | None = None
 
     async def run(self, conversation_id: str, text: str, user_turn: int) -> TurnResult:
         """The workflow's body: begin, then steps until the turn ends. While a call waits for
         a person, the turn says so (``Engine.pause``, keyed by the decision before it) and
         waits for a message on its approval; the journal's decision is the one that counts."""
+        try:
+            return await self._run(conversation_id, text, user_turn)
+        finally:
+            self._release()
+
+    async def _run(self, conversation_id: str, text: str, user_turn: int) -> TurnResult:
         begin = functools.partial(self._begin, text=text)
         progress = await self._step("begin", conversation_id, begin, user_turn)
         decided = ""
@@ -163,6 +170,7 @@ class DurableTurn:
             if progress.next == "wait":
                 assert progress.approval is not None
                 assert progress.result is not None
+                self._release()  # nobody holds the conversation while it waits for a person
                 if progress.approval != decided:
                     await self.engine.pause(f"after:{decided}", self._summed(progress.result))
                     decided = progress.approval
@@ -181,18 +189,32 @@ class DurableTurn:
         user_turn: int,
     ) -> Progress:
         async def body() -> Progress:
-            async with _holding(self.agent, conversation_id, self.hold_wait) as lease:
-                turn = self._load(conversation_id, lease, user_turn)
-                try:
-                    return await work(turn)
-                except ReadRetry as exc:
-                    raise RetryableStepError(kind) from exc.__cause__
+            lease = await self._lease(conversation_id)
+            turn = self._load(conversation_id, lease, user_turn)
+            try:
+                return await work(turn)
+            except ReadRetry as exc:
+                raise RetryableStepError(kind) from exc.__cause__
 
         progress = await self.engine.step(kind, body)
         self.requests += progress.requests
         for counts in progress.usage.requests:
             self.usage = self.usage.add(counts)
         return progress
+
+    async def _lease(self, conversation_id: str) -> Lease:
+        """The hold this run of the workflow has on the conversation: taken at its first
+        step (waited for while another writer has it: a dead worker's hold until it is
+        provably dead or its lease runs out), kept, renewed, until the run ends or waits."""
+        if self._held is None:
+            stack = ExitStack()
+            self._held = (stack, await _holding(stack, self.agent, conversation_id, self.hold_wait))
+        return self._held[1]
+
+    def _release(self) -> None:
+        if self._held is not None:
+            stack, self._held = self._held[0], None
+            stack.close()
 
     def _load(self, conversation_id: str, lease: Lease, user_turn: int) -> Turn:
         """The turn as the journal has it, its state rebuilt as ``resume`` rebuilds it."""
@@ -276,19 +298,13 @@ class DurableTurn:
         return dataclasses.replace(result, model_requests=self.requests, usage=self.usage)
 
 
-@asynccontextmanager
-async def _holding(agent: Agent, conversation_id: str, wait: float) -> AsyncIterator[Lease]:
-    """A hold on the conversation for one step, waited for while another writer has it (a
-    dead worker's hold until it is provably dead, or its lease runs out)."""
-    with ExitStack() as stack:
-        while True:
-            try:
-                lease = stack.enter_context(agent.hold(conversation_id))
-            except ConversationBusyError:
-                await asyncio.sleep(wait)
-            else:
-                break
-        yield lease
+async def _holding(stack: ExitStack, agent: Agent, conversation_id: str, wait: float) -> Lease:
+    """A hold on the conversation, entered on ``stack``; waited for while another writer has it."""
+    while True:
+        try:
+            return stack.enter_context(agent.hold(conversation_id))
+        except ConversationBusyError:
+            await asyncio.sleep(wait)
 
 
 def _next_of(messages: list[Message]) -> Next:

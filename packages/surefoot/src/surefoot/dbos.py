@@ -43,6 +43,8 @@ __all__ = ["DbosEngine", "DurableAgent", "Retry"]
 
 WORKFLOW: Final = "surefoot.turn"
 """The name every worker registers the turn workflow under."""
+POLL_SECONDS: Final = 0.1
+"""How often a turn running in another worker is looked at for its end."""
 _AGENTS: dict[str, DurableAgent] = {}
 
 
@@ -141,10 +143,10 @@ class DurableAgent:
         user_turn = user_turns(self.agent.journal.load(conversation_id))
         workflow_id = self.workflow_id(conversation_id, user_turn)
         with SetWorkflowID(workflow_id):
-            await DBOS.start_workflow_async(
+            handle = await DBOS.start_workflow_async(
                 _turn_workflow, self.name, conversation_id, user_text, user_turn
             )
-        return await self.outcome(workflow_id, after="")
+        return await self.outcome(workflow_id, after="", handle=handle)
 
     async def decide(self, conversation_id: str, approval: str, *, approved: bool) -> TurnResult:
         """Record a person's decision on the call waiting for it (as ``Agent.decide``: a
@@ -159,11 +161,18 @@ class DurableAgent:
         await DBOS.send_async(workflow_id, approved, topic=approval)
         return await self.outcome(workflow_id, after=approval)
 
-    async def outcome(self, workflow_id: str, *, after: str) -> TurnResult:
+    async def outcome(
+        self,
+        workflow_id: str,
+        *,
+        after: str,
+        handle: WorkflowHandleAsync[TurnResult] | None = None,
+    ) -> TurnResult:
         """The turn's result once its workflow ends, or pauses again after ``after`` (the
-        approval decided last; "" for none)."""
-        handle: WorkflowHandleAsync[TurnResult] = await DBOS.retrieve_workflow_async(workflow_id)
-        ended = asyncio.ensure_future(handle.get_result())
+        approval decided last; "" for none). ``handle``: the workflow's, if it runs here."""
+        if handle is None:
+            handle = await DBOS.retrieve_workflow_async(workflow_id)
+        ended = asyncio.ensure_future(handle.get_result(polling_interval_sec=POLL_SECONDS))
         paused = asyncio.ensure_future(_paused(workflow_id, f"after:{after}"))
         done, _ = await asyncio.wait({ended, paused}, return_when=asyncio.FIRST_COMPLETED)
         for task in (ended, paused):
