@@ -163,3 +163,35 @@ def test_an_approval_waits_in_the_workflow_and_binds_the_call(database: Database
     names = _steps(durable, "c1")
     assert names.count("DBOS.recv") == 1
     assert names[-2:] == ["surefoot.tools", "surefoot.model"]
+
+
+def test_a_workflow_whose_turn_was_finished_elsewhere_touches_no_later_turn(
+    database: Database,
+) -> None:
+    """A turn that waited in its workflow, then was decided and finished on the journal
+    (``Agent.resume``), and followed by another turn: a late message to the old workflow
+    ends it, and the new turn's waiting call does not run."""
+    app = NotesApp(database, user="moved")
+    script = [
+        turn(call("delete_note", {"key": "a"})),
+        turn("deleted a"),
+        turn(call("delete_note", {"key": "b"})),
+    ]
+    durable = _durable(database, app.tools(), script)
+    agent = durable.agent
+
+    async def scenario() -> Any:
+        first = await durable.run_turn("delete a", conversation_id="c1")
+        assert first.pending_confirmation is not None
+        agent.decide("c1", first.pending_confirmation.id, approved=True)
+        await agent.resume("c1")
+        second = await agent.run_turn("delete b", conversation_id="c1")
+        assert second.pending_confirmation is not None
+        workflow = durable.workflow_id("c1", 0)
+        await DBOS.send_async(workflow, True, topic=first.pending_confirmation.id)
+        return await durable.outcome(workflow, after=first.pending_confirmation.id)
+
+    late = asyncio.run(scenario())
+    assert late.reply == "deleted a"
+    assert app.runs["delete_note"] == 1
+    assert agent.pending_confirmation("c1") is not None

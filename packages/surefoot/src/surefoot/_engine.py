@@ -191,6 +191,8 @@ class DurableTurn:
         async def body() -> Progress:
             lease = await self._lease(conversation_id)
             turn = self._load(conversation_id, lease, user_turn)
+            if kind != "begin" and user_turns(turn.messages) > user_turn + 1:
+                return self._moved_on(turn, user_turn)
             try:
                 return await work(turn)
             except ReadRetry as exc:
@@ -217,7 +219,8 @@ class DurableTurn:
             stack.close()
 
     def _load(self, conversation_id: str, lease: Lease, user_turn: int) -> Turn:
-        """The turn as the journal has it, its state rebuilt as ``resume`` rebuilds it."""
+        """The turn as the journal has it, its state rebuilt as ``resume`` rebuilds it (a
+        turn the conversation went past is only read: ``_moved_on``)."""
         agent = self.agent
         messages = agent.journal.load(conversation_id)
         turn = agent._turn(conversation_id, lease, messages, None, user_turn)
@@ -282,6 +285,13 @@ class DurableTurn:
             conversation_id=turn.conversation_id, lang=agent.lang, orphaned=turn.lease.orphaned
         )
         return self._progress(turn, await agent._runner.go_on(turn, last, _results(messages)))
+
+    def _moved_on(self, turn: Turn, user_turn: int) -> Progress:
+        """The conversation went on past this turn (it was finished outside the engine, and
+        another began): the turn ended as its last journaled message says; nothing runs."""
+        said = [i for i, m in enumerate(turn.messages) if isinstance(m, UserMessage)]
+        ended = turn.messages[: said[user_turn + 1]]
+        return Progress("done", self.agent._runner.finished_result(turn, ended[-1]))
 
     def _progress(self, turn: Turn, ended: TurnResult | None) -> Progress:
         usage = Usage(requests=turn.usage.requests[len(self.usage.requests) :])
