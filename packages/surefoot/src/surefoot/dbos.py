@@ -109,6 +109,9 @@ class DurableAgent:
     """``agent``'s turns as DBOS workflows, registered under ``name`` in this worker (every
     worker that may run or recover them creates one, before ``DBOS.launch()``).
 
+    The agent's read tools are wrapped so that, inside a DBOS step, a failure in ``retry.on``
+    asks DBOS to run the step again; outside a step they behave exactly as before.
+
     Args:
         agent: The agent whose turns run (its journal and ledger stay where they are).
         name: Which agent a recovered workflow runs on.
