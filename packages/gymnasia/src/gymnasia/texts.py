@@ -1523,6 +1523,19 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "salvar uma meta",
         "en": "save a goal",
     },
+    "engine_needs_postgresql": {
+        "es": "--engine dbos ejecuta los turnos en DBOS, que guarda su estado en PostgreSQL: "
+        "indica una base de datos postgresql://... con --db (o GYMNASIA_DB).",
+        "pt": "--engine dbos executa os turnos no DBOS, que guarda o seu estado no PostgreSQL: "
+        "indique um banco de dados postgresql://... com --db (ou GYMNASIA_DB).",
+        "en": "--engine dbos runs turns on DBOS, which keeps its state in PostgreSQL: give a "
+        "postgresql://... database with --db (or GYMNASIA_DB).",
+    },
+    "engine_not_installed": {
+        "es": "--engine dbos necesita el paquete dbos: pip install 'gymnasia[dbos]'.",
+        "pt": "--engine dbos precisa do pacote dbos: pip install 'gymnasia[dbos]'.",
+        "en": "--engine dbos needs the dbos package: pip install 'gymnasia[dbos]'.",
+    },
     "offline_problem_date_old": {
         "es": "«{subject}» es una fecha demasiado antigua.",
         "pt": "«{subject}» é uma data antiga demais.",

@@ -162,6 +162,15 @@ DbOpt = Annotated[
         callback=_remember_db,
     ),
 ]
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        envvar="GYMNASIA_ENGINE",
+        help="Where turns run: 'journal' (built in) or 'dbos' (each turn a DBOS workflow, "
+        "its state in the same PostgreSQL database as --db).",
+    ),
+]
 LangOpt = Annotated[
     str,
     typer.Option(
