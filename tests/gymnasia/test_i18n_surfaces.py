@@ -10,23 +10,21 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from gymnasia import i18n
 from gymnasia.cli import main
 from gymnasia.store import MEASUREMENT_FIELDS, GymStore
 from gymnasia.web import create_app
 from surefoot import Lang, open_database
 
-ENGLISH_WORDS = frozenset(
-    {"the", "and", "your", "you", "with", "this", "that", "from", "are", "is", "was", "not"}
-    | {"have", "has", "of", "to", "what", "which", "there", "here", "yet"}
-)
-"""Words that are English and never Spanish or Portuguese."""
+sys.path.insert(0, str(Path(__file__).parent))
+
+from i18n_checks import english_in  # found through the path set above
 
 
 class _Visible(HTMLParser):
@@ -57,37 +55,6 @@ def visible_text(html: str) -> str:
     parser = _Visible()
     parser.feed(html)
     return " ".join(" ".join(parser.parts).split())
-
-
-def _fragments(text: str) -> Iterator[str]:
-    """The literal pieces of a catalogue text between its placeholders, lowercased."""
-    for raw in re.split(r"\{[^}]*\}", text):
-        piece = " ".join(raw.split()).strip(" .,:;!?()«»'\"…·-").lower()
-        words = re.findall(r"[^\W\d_]+", piece)
-        if len(words) >= 2 or (words and len(words[0]) >= 5):
-            yield piece
-
-
-def english_only_fragments(lang: Lang) -> set[str]:
-    """Fragments of the English catalogue that the ``lang`` catalogue does not also contain."""
-    english: set[str] = set()
-    translated: set[str] = set()
-    for table in i18n.sections().values():
-        for texts in table.values():
-            english.update(_fragments(texts["en"]))
-            translated.update(_fragments(texts[lang]))
-    return {f for f in english if not any(f in t for t in translated)}
-
-
-def english_in(text: str, lang: Lang) -> list[str]:
-    """English catalogue text and English function words found in ``text`` (ids such as
-    ``band_squat_to_press``, which commands take as they are, aside)."""
-    lowered = " ".join(re.sub(r"\b\w+_\w+\b", " ", text).split()).lower()
-    found = sorted(
-        f for f in english_only_fragments(lang) if re.search(rf"\b{re.escape(f)}\b", lowered)
-    )
-    words = set(re.findall(r"[^\W\d_]+", lowered))
-    return found + sorted(words & ENGLISH_WORDS)
 
 
 @pytest.fixture(scope="module")

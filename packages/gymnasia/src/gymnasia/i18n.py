@@ -4,6 +4,8 @@ Every text Gymnasia shows is an entry ``key -> {es, pt, en}`` in one section of 
 
 * ``app`` — tool messages, replies and command-line text (``gymnasia.texts``);
 * ``web`` — the web pages (``gymnasia.web._i18n``);
+* ``help`` — ``--help``, keyed by the English text each command declares
+  (``gymnasia.cli._help``);
 * ``format`` — month names and the date pattern (here).
 
 A section keeps its entries in its own module (so two features can add entries without
@@ -61,6 +63,7 @@ def entry(section: str, key: str, lang: Lang) -> str:
 def sections() -> Mapping[str, Table]:
     """Every section of the catalogue, each module that holds one imported first."""
     from . import texts  # noqa: F401 - importing registers the section
+    from .cli import _help  # noqa: F401 - importing registers the section
     from .web import _i18n  # noqa: F401 - importing registers the section
 
     return dict(_SECTIONS)

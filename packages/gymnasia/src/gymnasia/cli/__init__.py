@@ -33,7 +33,7 @@ import typer
 from surefoot import StoreError
 
 from ..texts import t
-from . import _agent, _data, _durable, _erase, _mcp, _serve  # noqa: F401 - importing registers them
+from . import _agent, _data, _durable, _erase, _help, _mcp, _serve  # noqa: F401 - importing registers them
 from ._base import SESSION, UsageProblem, app, err, remember_lang, store_problem
 
 # Typer may run on the click package or on its own bundled copy: take the exception classes
@@ -47,6 +47,7 @@ _NO_COMMAND = re.compile(r"No such command '(?P<name>.*)'")
 def main() -> NoReturn:
     """Entry point: run the app, turning every failure into one line and its exit code."""
     command = typer.main.get_command(app)
+    _help.install(command.context_class)
     SESSION.reset()
     _read_ahead(sys.argv[1:])
     try:

@@ -47,6 +47,7 @@ from ._base import (
     parse_meal,
     routines_app,
 )
+from ._help import field_help
 from ._output import nutrients, print_meal, write_json
 
 # -- data commands -----------------------------------------------------------------------------
@@ -136,13 +137,8 @@ def _unit(name: str) -> str:
     return {"kg": "kg", "pct": "%", "cm": "cm"}[name.rsplit("_", 1)[1]]
 
 
-def _field_help(name: str) -> str:
-    low, high = MEASUREMENT_LIMITS[name]
-    return f"{name} in {_unit(name)} ({low:g}-{high:g}; 80.5 or 80,5)."
-
-
 def _field(name: str) -> Any:
-    return typer.Option(_field_option(name), help=_field_help(name))
+    return typer.Option(_field_option(name), help=field_help(name))
 
 
 WeightOpt = Annotated[str | None, _field("weight_kg")]
@@ -889,10 +885,22 @@ def routines_delete(
 @foods_app.command("search")
 def foods_search(
     query: Annotated[str | None, typer.Argument(help="Words of the name (any language).")] = None,
-    category: Annotated[str | None, typer.Option("--category")] = None,
-    max_calories: Annotated[str | None, typer.Option("--max-calories", help="kcal/100 g")] = None,
-    min_protein: Annotated[str | None, typer.Option("--min-protein", help="g/100 g")] = None,
-    sort_by: Annotated[str | None, typer.Option("--sort-by")] = None,
+    category: Annotated[
+        str | None, typer.Option("--category", help="Only this category (cereals, dairy, ...).")
+    ] = None,
+    max_calories: Annotated[
+        str | None, typer.Option("--max-calories", help="At most this many kcal per 100 g.")
+    ] = None,
+    min_protein: Annotated[
+        str | None, typer.Option("--min-protein", help="At least this many g of protein per 100 g.")
+    ] = None,
+    sort_by: Annotated[
+        str | None,
+        typer.Option(
+            "--sort-by",
+            help="name; calories, carbs or fat (lowest first); protein or fiber (highest first).",
+        ),
+    ] = None,
     lang: LangOpt = "es",
     json_output: JsonOpt = False,
 ) -> None:
@@ -926,8 +934,13 @@ def foods_search(
 @exercises_app.command("search")
 def exercises_search(
     query: Annotated[str | None, typer.Argument(help="Words of the name (any language).")] = None,
-    muscle_group: Annotated[str | None, typer.Option("--muscle-group")] = None,
-    equipment: Annotated[str | None, typer.Option("--equipment")] = None,
+    muscle_group: Annotated[
+        str | None,
+        typer.Option("--muscle-group", help="Only this muscle group (back, chest, ...)."),
+    ] = None,
+    equipment: Annotated[
+        str | None, typer.Option("--equipment", help="Only this equipment (barbell, band, ...).")
+    ] = None,
     lang: LangOpt = "es",
     json_output: JsonOpt = False,
 ) -> None:
