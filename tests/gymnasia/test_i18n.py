@@ -56,6 +56,13 @@ PT_PT_TO_PT_BR: Mapping[str, str] = {
     r"introduz\w*": "digitar",
     r"mostra-(?:as|os)|pede-me|diz-me": "mostra todas, me pede, me diz",
     r"aqui vê": "aqui você vê",
+    r"bases? de dados": "banco de dados",
+    r"ligaç(?:ão|ões)": "conexão",
+    r"morada": "endereço",
+    r"arranc(?:ar|a|ou|ado)": "iniciar",
+    r"sítio": "site",
+    r"demasiad[oa]s?": "demais",
+    r"libert(?:e|a|ar)": "liberar",
 }
 """European Portuguese forms and the Brazilian ones the catalogue uses instead."""
 
@@ -131,6 +138,7 @@ def test_portuguese_is_brazilian() -> None:
         ("O utilizador está a fazer o pequeno-almoço.", "O usuário está fazendo o café da manhã."),
         ("De facto, a equipa tem um contacto.", "De fato, a equipe tem um contato."),
         ("A pensar… hidratos, anca, gémeo", "Pensando… carboidratos, quadril, panturrilha"),
+        ("A base de dados perdeu a ligação.", "O banco de dados perdeu a conexão."),
     ],
 )
 def test_the_european_forms_are_recognised(european: str, brazilian: str) -> None:

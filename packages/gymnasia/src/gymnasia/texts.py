@@ -1158,14 +1158,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_database": {
         "es": "no existe la base de datos {path}",
-        "pt": "a base de dados {path} não existe",
+        "pt": "o banco de dados {path} não existe",
         "en": "the database {path} does not exist",
     },
     # -- the database and the configuration, when they cannot be used -------------------
     "store_locked": {
         "es": "la base de datos {url} está bloqueada por otro proceso desde hace demasiado; "
         "no se ha hecho nada: vuelve a intentarlo en un momento",
-        "pt": "a base de dados {url} está bloqueada por outro processo há demasiado tempo; "
+        "pt": "o banco de dados {url} está bloqueado por outro processo há tempo demais; "
         "nada foi feito: tente de novo daqui a pouco",
         "en": "the database {url} has been locked by another process for too long; nothing "
         "was done: try again in a moment",
@@ -1173,7 +1173,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "store_unavailable": {
         "es": "no se puede conectar con la base de datos {url} (o se perdió la conexión); "
         "comprueba que está en marcha y que la dirección y el puerto son correctos",
-        "pt": "não é possível ligar à base de dados {url} (ou a ligação perdeu-se); verifique "
+        "pt": "não é possível conectar ao banco de dados {url} (ou a conexão caiu); verifique "
         "se está em funcionamento e se o endereço e a porta estão corretos",
         "en": "cannot reach the database {url} (or the connection to it was lost); check that "
         "it is running and that the address and port are right",
@@ -1181,35 +1181,35 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "store_not_a_database": {
         "es": "{url} no es una base de datos de Gymnasia: es otro tipo de archivo, una carpeta "
         "o una base de datos dañada",
-        "pt": "{url} não é uma base de dados do Gymnasia: é outro tipo de arquivo, uma pasta "
-        "ou uma base de dados danificada",
+        "pt": "{url} não é um banco de dados do Gymnasia: é outro tipo de arquivo, uma pasta "
+        "ou um banco de dados danificado",
         "en": "{url} is not a Gymnasia database: it is another kind of file, a directory or a "
         "damaged database",
     },
     "store_permission": {
         "es": "no hay permiso para leer o escribir la base de datos {url} (o su carpeta)",
-        "pt": "não há permissão para ler ou escrever a base de dados {url} (ou a sua pasta)",
+        "pt": "não há permissão para ler ou escrever o banco de dados {url} (ou a sua pasta)",
         "en": "no permission to read or write the database {url} (or its directory)",
     },
     "store_disk_full": {
         "es": "no queda espacio para la base de datos {url}; lo que fallaba no se ha guardado: "
         "libera espacio y vuelve a intentarlo",
-        "pt": "não há espaço para a base de dados {url}; o que falhou não foi salvo: "
-        "liberte espaço e tente de novo",
+        "pt": "não há espaço para o banco de dados {url}; o que falhou não foi salvo: "
+        "libere espaço e tente de novo",
         "en": "there is no space left for the database {url}; what failed was not saved: free "
         "some space and try again",
     },
     "store_unsupported_url": {
         "es": "dirección de base de datos no admitida {url}: usa una ruta de archivo, "
         "sqlite:///... o postgresql://...",
-        "pt": "endereço de base de dados não suportado {url}: use um caminho de arquivo, "
+        "pt": "endereço de banco de dados não suportado {url}: use um caminho de arquivo, "
         "sqlite:///... ou postgresql://...",
         "en": "unsupported database address {url}: use a file path, sqlite:///... or "
         "postgresql://...",
     },
     "store_misuse": {
         "es": "la base de datos {url} no se pudo usar por un fallo interno de Gymnasia",
-        "pt": "a base de dados {url} não pôde ser usada devido a uma falha interna do Gymnasia",
+        "pt": "o banco de dados {url} não pôde ser usado devido a uma falha interna do Gymnasia",
         "en": "the database {url} could not be used because of an internal Gymnasia failure",
     },
     # -- where to check a write whose outcome is unknown --------------------------------
@@ -1225,7 +1225,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "check_web": {
         "es": "mira la página «{page}» (el enlace de abajo)",
-        "pt": "veja a página «{page}» (a ligação abaixo)",
+        "pt": "veja a página «{page}» (o link abaixo)",
         "en": "see the '{page}' page (the link below)",
     },
     "page_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},

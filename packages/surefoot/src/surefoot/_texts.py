@@ -301,13 +301,13 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "pt": "uma de {choices}",
         "en": "one of {choices}",
     },
-    "arg_too_short": {"es": "es demasiado corto", "pt": "é demasiado curto", "en": "is too short"},
+    "arg_too_short": {"es": "es demasiado corto", "pt": "é curto demais", "en": "is too short"},
     "arg_too_short_expected": {
         "es": "al menos {n} caracteres o elementos",
         "pt": "pelo menos {n} caracteres ou elementos",
         "en": "at least {n} character(s) or item(s)",
     },
-    "arg_too_long": {"es": "es demasiado largo", "pt": "é demasiado longo", "en": "is too long"},
+    "arg_too_long": {"es": "es demasiado largo", "pt": "é longo demais", "en": "is too long"},
     "arg_too_long_expected": {
         "es": "como mucho {n} caracteres o elementos",
         "pt": "no máximo {n} caracteres ou elementos",

@@ -17,7 +17,7 @@ with nothing on stdout. Exit codes:
 Modules, one per seam: ``_base`` (apps, options, parsers), ``_output`` (traces, ``--json``),
 ``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_mcp`` (the tools over MCP),
 ``_durable`` (diagnostics, approvals, resume, writes, reconcile), ``_data`` (commands without
-the agent).
+the agent), ``_help`` (``--help`` in the session's language).
 """
 
 from __future__ import annotations

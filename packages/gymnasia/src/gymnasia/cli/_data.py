@@ -476,7 +476,7 @@ def meals_add(
         grams=number(amount, language),
         food=food.name(language),
         meal=saved["label"],
-        date=day.isoformat(),
+        date=i18n.day(day, language),
         kcal=number(saved["totals"]["energy_kcal"], language),
     )
     out.print(added, markup=False, soft_wrap=True)

@@ -151,7 +151,7 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     },
     "too_large": {
         "es": "La petición es demasiado grande (más de {limit} KiB); no se ha leído ni hecho nada.",
-        "pt": "O pedido é demasiado grande (mais de {limit} KiB); nada foi lido nem feito.",
+        "pt": "O pedido é grande demais (mais de {limit} KiB); nada foi lido nem feito.",
         "en": "The request is too large (over {limit} KiB); nothing was read or done.",
     },
     "server_error": {
