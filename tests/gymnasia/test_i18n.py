@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from gymnasia import i18n
+from gymnasia import catalog, i18n
 from gymnasia.web import _i18n
 from surefoot import Lang, _texts
 
@@ -63,6 +63,21 @@ PT_PT_TO_PT_BR: Mapping[str, str] = {
     r"sítio": "site",
     r"demasiad[oa]s?": "demais",
     r"libert(?:e|a|ar)": "liberar",
+    r"sumos? de": "suco de",
+    r"gelados?": "sorvete",
+    r"ananás": "abacaxi",
+    r"esparguete": "espaguete",
+    r"feijão-verde": "vagem",
+    r"beringela": "berinjela",
+    r"curgete": "abobrinha",
+    r"brócolos": "brócolis",
+    r"pimentos?": "pimentão",
+    r"carne picada": "carne moída",
+    r"cozinhad[oa]s?": "cozido",
+    r"borrego": "cordeiro",
+    r"ovo estrelado": "ovo frito",
+    r"leite (?:gordo|meio-gordo|magro)": "leite integral, semidesnatado, desnatado",
+    r"passadeira": "esteira",
 }
 """European Portuguese forms and the Brazilian ones the catalogue uses instead."""
 
@@ -129,6 +144,15 @@ def test_portuguese_is_brazilian() -> None:
     assert found == []
 
 
+def test_bundled_names_are_brazilian() -> None:
+    """The pt names of the bundled foods and exercises (shown by the commands and the Coach)
+    use no European Portuguese form either."""
+    names = [(f.id, f.name("pt")) for f in catalog.foods().values()]
+    names += [(e.id, e.name("pt")) for e in catalog.exercises().values()]
+    found = [(key, hit.group(0)) for key, name in names for hit in _PT_PT.finditer(name)]
+    assert found == []
+
+
 @pytest.mark.parametrize(
     ("european", "brazilian"),
     [
@@ -139,6 +163,7 @@ def test_portuguese_is_brazilian() -> None:
         ("De facto, a equipa tem um contacto.", "De fato, a equipe tem um contato."),
         ("A pensar… hidratos, anca, gémeo", "Pensando… carboidratos, quadril, panturrilha"),
         ("A base de dados perdeu a ligação.", "O banco de dados perdeu a conexão."),
+        ("Sumo de ananás, leite magro e gelado.", "Suco de abacaxi, leite desnatado e sorvete."),
     ],
 )
 def test_the_european_forms_are_recognised(european: str, brazilian: str) -> None:
