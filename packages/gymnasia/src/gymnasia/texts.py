@@ -1606,7 +1606,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "eval_unknown_task": {
         "es": "No hay ninguna tarea llamada «{value}» (gymnasia eval --list las muestra).",
-        "pt": "Não há nenhuma tarefa chamada «{value}» (gymnasia eval --list mostra-as).",
+        "pt": "Não há nenhuma tarefa chamada “{value}” (gymnasia eval --list mostra todas).",
         "en": "There is no task named '{value}' (gymnasia eval --list shows them).",
     },
     "eval_bad_order": {
