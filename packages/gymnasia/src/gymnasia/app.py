@@ -134,14 +134,17 @@ def open_coach(
     tracer: Tracer | None = None,
     surface: Surface = "cli",
     check_options: tuple[str, ...] = (),
+    database: Database | None = None,
 ) -> Coach:
     """Open the database at ``db`` and build the Coach (the offline model unless given one).
     Feature requests go to GitHub as configured by the environment (``feedback.py``), at
     ``github_api_url`` if given (a local fake in tests). ``tracer`` observes turns, model
     requests and tool calls (``surefoot.otel.OtelTracer`` records them as spans). A write
     whose outcome is unknown is checked with the commands (``surface="cli"``, with
-    ``check_options``) or on the pages (``"web"``) that show it."""
-    database = open_db(db)
+    ``check_options``) or on the pages (``"web"``) that show it. Given an open ``database``
+    (one the web app shares between its accounts), the Coach uses it instead of opening
+    ``db``, and closing that stays the caller's."""
+    database = database or open_db(db)
     store = GymStore(database, user=user)
     feedback = FeedbackSettings.from_env(api_url=github_api_url)
     probe = build_tools(store, feedback=feedback, today=today)

@@ -77,6 +77,7 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
+from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
 from .. import render
@@ -86,9 +87,20 @@ from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import APP_NAME, number, t
 from ..tools import BodyFat, Girth, Height, Weight
+from ._accounts import (
+    FORM_PATHS,
+    OPEN_PATHS,
+    SESSION_SECONDS,
+    Accounts,
+    Limits,
+    SignIn,
+    account_badge,
+    current_user,
+)
 from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
 from ._security import MAX_BODY, Guard
+from ._signin import health_routes, signin_routes
 
 logger = logging.getLogger("gymnasia.web")
 
@@ -96,6 +108,8 @@ ID_PATTERN: Final = r"^[A-Za-z0-9_.:\-]{1,128}$"
 STATIC_TYPES: Final = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css"}
 NDJSON: Final = "application/x-ndjson"
 _NO_STORE: Final = {"cache-control": "no-store"}
+RETRY_AFTER: Final = 5
+"""Seconds a person is asked to wait when the model or the database cannot answer."""
 
 Event = dict[str, Any]
 RunTurn = Callable[[Callable[[TurnEvent], Awaitable[None]], Lease], Awaitable[TurnResult]]
@@ -175,28 +189,42 @@ def create_app(
     user: str = "default",
     allowed_hosts: Sequence[str] | None = None,
     tracer: Tracer | None = None,
+    session_seconds: float = SESSION_SECONDS,
+    signin_limits: Limits | None = None,
 ) -> FastAPI:
     """The web app over a Coach opened on ``db`` (the offline model unless ``model``).
 
     Raises what ``open_coach`` raises (``FaultSpecError``, ``StoreError``) before anything is
     served. Without ``access_token`` the app answers only to loopback host names (or to
     ``allowed_hosts``); with one, every route requires it. ``tracer`` observes the Coach's
-    turns (``open_coach``).
+    turns (``open_coach``). When ``db`` has accounts, every route but sign-in asks for one
+    and serves that account's data (``_accounts``); sessions last ``session_seconds``.
     """
-    coach = open_coach(
-        db=db,
-        model=model,
-        lang=lang,
-        user=user,
-        faults=faults,
-        today=today,
-        stream=True,
-        extra_secrets=(*secrets, access_token or ""),
-        surface="web",
-        tracer=tracer,
-    )
+
+    def coach_of(user: str, database: Database | None = None) -> Coach:
+        return open_coach(
+            db=db,
+            model=model,
+            lang=lang,
+            user=user,
+            faults=faults,
+            today=today,
+            stream=True,
+            extra_secrets=(*secrets, access_token or ""),
+            surface="web",
+            tracer=tracer,
+            database=database,
+        )
+
+    coach = coach_of(user)
     try:
-        web = _Web(coach, lang)
+        accounts = Accounts(
+            coach,
+            lambda name: coach_of(name, coach.db),
+            session_seconds=session_seconds,
+            limits=signin_limits,
+        )
+        web = _Web(coach, lang, accounts)
     except BaseException:
         coach.close()
         raise
@@ -217,31 +245,46 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.coach = coach
+    app.state.accounts = accounts
     _pages(app, web)
     _api(app, web)
     _errors(app, web)
+    health_routes(app, accounts, lang)
+    if accounts.enabled:
+        signin_routes(app, accounts, lang)
+        app.add_middleware(SignIn, accounts=accounts, lang=lang)
     app.add_middleware(
         Guard,
         access_token=access_token or None,
         token_page=web.token_page,
         allowed_hosts=allowed_hosts,
         too_large=web.too_large,
+        form_paths=FORM_PATHS if accounts.enabled else frozenset(),
+        open_paths=OPEN_PATHS,
+        signed_in=accounts.enabled,
     )
     return app
 
 
 class _Web:
-    """The Coach, its lock, and how things are shown and sent."""
+    """The request's Coach, the conversations' locks, and how things are shown and sent."""
 
-    def __init__(self, coach: Coach, lang: Lang) -> None:
-        self.coach = coach
+    def __init__(self, coach: Coach, lang: Lang, accounts: Accounts) -> None:
+        self.primary = coach
+        self.accounts = accounts
         self.lang: Lang = lang
-        self.lock = asyncio.Lock()
+        self.locks = _ConversationLocks()
         self.tasks: set[asyncio.Task[None]] = set()
         self.redact = Redactor(coach.secrets)
         self.static = {name: _static(name) for name in STATIC_TYPES}
         digest = hashlib.sha256(b"".join(self.static.values())).hexdigest()
         self.asset_version = digest[:12]
+
+    @property
+    def coach(self) -> Coach:
+        """The Coach of the request's user (``Accounts.coach``): routes read and write
+        through it, never through one chosen when the app was built."""
+        return self.accounts.coach()
 
     # -- showing ---------------------------------------------------------------------------
 
@@ -256,14 +299,18 @@ class _Web:
             model_name=self.coach.model_name,
             faults=self.coach.faults.describe() if self.coach.faults else "",
             asset_version=self.asset_version,
+            account=account_badge(self.lang_of(request), current_user()),
         )
 
     def html(self, page: str, status: int = 200) -> HTMLResponse:
         return HTMLResponse(self.redact(page), status_code=status, headers=_NO_STORE)
 
-    def json(self, value: Any, status: int = 200) -> Response:
+    def json(self, value: Any, status: int = 200, *, retry_after: int | None = None) -> Response:
         body = self.redact(json.dumps(value, ensure_ascii=False))
-        return Response(body, status_code=status, media_type="application/json", headers=_NO_STORE)
+        headers = dict(_NO_STORE)
+        if retry_after is not None:
+            headers["retry-after"] = str(retry_after)
+        return Response(body, status_code=status, media_type="application/json", headers=headers)
 
     def too_large(self, scope: Scope) -> str:
         return ui(self.lang_of(Request(scope)), "too_large").format(limit=MAX_BODY // 1024)
@@ -295,11 +342,13 @@ class _Web:
         run: RunTurn,
         lang: Lang,
     ) -> Response:
-        """Under the turn lock and holding the conversation: ``refusal()`` may answer instead;
+        """Under the conversation's lock and holding it: ``refusal()`` may answer instead;
         else stream ``run`` (a turn in ``lang``). A conversation another process holds is
         ``409 busy``."""
-        await self.lock.acquire()
+        key = (current_user() or "", conversation_id)
+        release = await self.locks.acquire(key)
         held = ExitStack()
+        held.callback(release)
         started = False
         try:
             try:
@@ -309,25 +358,35 @@ class _Web:
             refused = refusal()
             if refused is not None:
                 return refused
-            response = self.stream(conversation_id, run, lease, held, lang)
+            response = await self.stream(conversation_id, run, lease, held, lang)
             started = True
             return response
         finally:
             if not started:
                 held.close()
-                self.lock.release()
 
-    def stream(
+    async def stream(
         self, conversation_id: str, run: RunTurn, lease: Lease, held: ExitStack, lang: Lang
-    ) -> StreamingResponse:
+    ) -> Response:
         """Run a turn in its own task (which releases the lock and the conversation) and
-        stream its events."""
+        stream its events, from the first one after ``start``. A turn that fails before
+        anything happened (the model did not answer, the database failed) is not streamed:
+        it is ``503`` with ``Retry-After`` and the message in ``lang`` (``_unavailable``)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         task = asyncio.create_task(self._turn(conversation_id, run, lease, held, queue, lang))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        head: list[Event] = []
+        while (item := await queue.get()) is not None:
+            head.append(item)
+            if item["type"] != "start":
+                break
+        refused = await _unavailable(head, queue)
+        if refused is not None:
+            status, body = refused
+            return self.json(body, status, retry_after=RETRY_AFTER if status == 503 else None)
         return StreamingResponse(
-            self._lines(queue),
+            self._lines(queue, head, ended=item is None),
             media_type=NDJSON,
             headers={**_NO_STORE, "x-accel-buffering": "no"},
         )
@@ -374,15 +433,21 @@ class _Web:
             queue.put_nowait({"type": "error", "message": ui(lang, "server_error")})
         finally:
             held.close()
-            self.lock.release()
             queue.put_nowait(None)
 
     def _trace(self) -> str:
         return self.redact(traceback.format_exc())
 
-    async def _lines(self, queue: asyncio.Queue[Event | None]) -> AsyncIterator[bytes]:
-        while (item := await queue.get()) is not None:
-            yield (self.redact(json.dumps(item, ensure_ascii=False)) + "\n").encode()
+    async def _lines(
+        self, queue: asyncio.Queue[Event | None], head: list[Event], *, ended: bool
+    ) -> AsyncIterator[bytes]:
+        for item in head:
+            yield self._line(item)
+        while not ended and (more := await queue.get()) is not None:
+            yield self._line(more)
+
+    def _line(self, item: Event) -> bytes:
+        return (self.redact(json.dumps(item, ensure_ascii=False)) + "\n").encode()
 
     async def drain(self) -> None:
         """Let running turns finish (bounded) before the database closes."""
@@ -432,6 +497,65 @@ class _Web:
         if recorded.approved is not None and agent.unfinished(conversation_id):
             return None  # decided, then interrupted before it ran: finish the turn as decided
         return self.json({"error": "already_decided", "approved": recorded.approved}, 409)
+
+
+class _ConversationLocks:
+    """One ``asyncio.Lock`` per conversation in use: a second turn on a conversation in this
+    process waits for the first; turns on different conversations run at once."""
+
+    def __init__(self) -> None:
+        self._locks: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}
+
+    async def acquire(self, key: tuple[str, str]) -> Callable[[], None]:
+        """Take ``key``'s lock; returns what releases it."""
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            await lock.acquire()
+        except BaseException:
+            self._drop(key)
+            raise
+
+        def release() -> None:
+            lock.release()
+            self._drop(key)
+
+        return release
+
+    def _drop(self, key: tuple[str, str]) -> None:
+        lock, users = self._locks[key]
+        if users == 1:
+            del self._locks[key]
+        else:
+            self._locks[key] = (lock, users - 1)
+
+
+async def _unavailable(
+    head: list[Event], queue: asyncio.Queue[Event | None]
+) -> tuple[int, Event] | None:
+    """``(status, body)`` for a turn whose first event says it could not run, or None: 503
+    when the model did not answer or the database failed, 500 when the server did. A turn
+    the model failed is finished first (its stop is in the journal) and the body carries it."""
+    first = head[-1] if head else None
+    if first is None:
+        return None
+    if first["type"] == "error" and first.get("error") != "busy":
+        code = str(first.get("error", "server_error"))
+        status = 503 if code.startswith("store_") else 500
+        return status, {"error": code, "message": first["message"]}
+    if first["type"] == "harness" and first.get("reason") == "provider_error":
+        rest = []
+        while (item := await queue.get()) is not None:
+            rest.append(item)
+        done = next((e["turn"] for e in rest if e["type"] == "done"), None)
+        conversation = head[0].get("conversation_id")
+        return 503, {
+            "error": "model_unavailable",
+            "message": first["text"],
+            "conversation_id": conversation,
+            "turn": done,
+        }
+    return None
 
 
 def event_json(event: TurnEvent) -> Event:
@@ -539,8 +663,8 @@ def _errors(app: FastAPI, web: _Web) -> None:
         logger.error("request failed: %s", web.redact(traceback.format_exc()))
         lang = web.request_lang(request, await _json_body(request))
         response = web.json(web.store_failure(exc, lang), 503)
-        if exc.kind == "locked":
-            response.headers["retry-after"] = "5"
+        if exc.kind in ("locked", "unavailable"):
+            response.headers["retry-after"] = str(RETRY_AFTER)
         return response
 
 
@@ -574,8 +698,6 @@ def _api(app: FastAPI, web: _Web) -> None:
 
 
 def _read_api(app: FastAPI, web: _Web) -> None:
-    agent = web.coach.agent
-
     @app.get("/api/config")
     async def config() -> Response:
         faults = web.coach.faults
@@ -596,7 +718,7 @@ def _read_api(app: FastAPI, web: _Web) -> None:
 
     @app.get("/api/conversations/{conversation_id}")
     async def conversation(request: Request, conversation_id: ConversationId) -> Response:
-        messages = agent.transcript(conversation_id)
+        messages = web.coach.agent.transcript(conversation_id)
         if not messages:
             return web.json({"error": "not_found"}, 404)
         return web.json(
@@ -618,7 +740,6 @@ def _read_api(app: FastAPI, web: _Web) -> None:
 
 def _measurement_api(app: FastAPI, web: _Web) -> None:
     """Edit and delete one measurement (the measurements page's buttons)."""
-    store = web.coach.store
 
     @app.post("/api/measurements/{date}/edit")
     async def edit_measurement(
@@ -633,6 +754,7 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         except ValidationError as exc:
             return web.json(_invalid(exc, lang), 422)
         values, emptied = body.changes()
+        store = web.coach.store
         try:
             with store.transaction() as tx:
                 current = store.read_measurement(day, tx=tx)
@@ -658,6 +780,7 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         day = _calendar_date(date)
         if day is None:
             return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
+        store = web.coach.store
         with store.transaction() as tx:
             removed = store.delete_measurement(tx, day)
         if removed is None:
