@@ -432,7 +432,10 @@ class _Web:
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
             queue.put_nowait({"type": "error", "message": ui(lang, "server_error")})
         finally:
-            held.close()
+            try:
+                held.close()
+            except StoreError:  # the database went away: the hold lapses by itself
+                logger.warning("could not release %s: %s", conversation_id, self._trace())
             queue.put_nowait(None)
 
     def _trace(self) -> str:
