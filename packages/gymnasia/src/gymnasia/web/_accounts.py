@@ -70,7 +70,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     },
     "limited": {
         "es": "Demasiados intentos fallidos. Espera {minutes} minutos y vuelve a probar.",
-        "pt": "Tentativas falhadas demais. Espere {minutes} minutos e tente de novo.",
+        "pt": "Muitas tentativas sem sucesso. Espere {minutes} minutos e tente de novo.",
         "en": "Too many failed attempts. Wait {minutes} minutes and try again.",
     },
     "expired_form": {
