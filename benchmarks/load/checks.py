@@ -142,12 +142,14 @@ def check_journals(url: str, model_url: str) -> Check:
     try:
         pairs = db.query("SELECT user_id, id FROM sf_conversations ORDER BY user_id, id")
         broken, resumed, waiting = [], 0, 0
+        shapes: list[str] = []
         model = make_model("openai-chat", "fake", api_key="load", base_url=model_url, timeout=30)
         coaches: dict[str, Any] = {}
         for user, cid in pairs:
             messages = SqlJournal(db, user=user).load(cid)
             if not _whole(messages):
                 broken.append((user, cid))
+                shapes.append(" ".join(type(m).__name__[:4] for m in messages))
             coach = coaches.get(user) or open_coach(db=url, model=model, user=user, database=db)
             coaches[user] = coach
             if coach.agent.pending_confirmation(cid) is not None:
@@ -163,18 +165,22 @@ def check_journals(url: str, model_url: str) -> Check:
         "every journal replays",
         not broken,
         f"{len(pairs)} conversations loaded; interrupted turns resumed now {resumed}, waiting "
-        f"for a person's decision {waiting}; broken {len(broken)}",
+        f"for a person's decision {waiting}; broken {len(broken)}"
+        + "".join(f"\n    {shape}" for shape in shapes[:5]),
     )
 
 
 def _whole(messages: list[Any]) -> bool:
     """Turns one after another: a user message, then responses each followed by its calls'
-    results; a turn may end with the harness's message or be cut off at the very end."""
+    results; a turn may end with the harness's message, or be cut off while the model was
+    being asked (a killed worker, the database restarting): the next turn then goes on
+    after it, as the harness does. Never a new message while calls wait for results (such
+    a turn is resumed first), never results without their calls."""
     expecting = "user"
     calls: list[str] = []
     for message in messages:
         if isinstance(message, UserMessage):
-            if expecting != "user":
+            if expecting == "results":
                 return False
             expecting = "response"
         elif isinstance(message, AssistantMessage):
