@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -390,3 +395,61 @@ def test_serve_refuses_several_workers_on_sqlite(tmp_path: Path) -> None:
         assert "--workers 1" in done.stderr
         assert "Traceback" not in done.stderr
     assert _cli("serve", "--db", db, "--workers", "0").returncode == 2
+
+
+def test_serve_with_two_workers_on_postgresql_serves_each_account(pg_url: str) -> None:
+    """``serve --workers 2`` on PostgreSQL serves accounts: a session opened through one
+    connection is found on every new one (the kernel spreads them over the workers), and
+    each account's turn writes its own row."""
+    _seed(pg_url)
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
+    command = [sys.executable, "-m", "gymnasia", "serve", "--db", pg_url, "--port", str(port)]
+    proc = subprocess.Popen(
+        [*command, "--workers", "2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        _wait_ready(base)
+        for name, kg, when in (("ana", 61, "2020-01-05"), ("bruno", 70, "2020-01-06")):
+            with httpx.Client(base_url=base, timeout=60) as client:
+                page = client.get("/signin")
+                csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+                assert csrf is not None
+                form = {"name": name, "password": PASSWORDS[name], "csrf": csrf.group(1)}
+                assert client.post("/signin", data=form).status_code == 303
+                for _ in range(4):  # new connections: the kernel spreads them over both
+                    client.headers["connection"] = "close"
+                    assert client.get("/api/config").status_code == 200
+                message = f"Guarda mi peso: {kg} kg el {when}."
+                turn = _turn(client.post("/api/chat", json={"message": message}))
+                assert turn["stop_reason"] == "completed", turn
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    database = open_database(pg_url)
+    try:
+        rows = database.query(
+            "SELECT user_id, date FROM gym_measurements WHERE date >= '2020-01-05' ORDER BY date"
+        )
+    finally:
+        database.close()
+    assert rows == [("ana", "2020-01-05"), ("bruno", "2020-01-06")]
+
+
+def _free_port() -> int:
+    with closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_ready(base: str) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(base + "/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    pytest.fail("serve --workers 2 was not ready")
