@@ -144,6 +144,8 @@ def test_the_sign_in_form_needs_its_own_csrf_value(client: TestClient) -> None:
     stale = client.post("/signin", data={**form, "csrf": csrf}, follow_redirects=False)
     assert stale.status_code == 403
     assert "El formulario caducó." in stale.text
+    accented = {**form, "csrf": "ñ.ñ"}  # not ASCII: refused like any other, not a 500
+    assert client.post("/signin", data=accented, follow_redirects=False).status_code == 403
     client.cookies.set("gymnasia_csrf", "forged.value", domain="127.0.0.1")
     forged = client.post("/signin", data={**form, "csrf": "forged.value"}, follow_redirects=False)
     assert forged.status_code == 403

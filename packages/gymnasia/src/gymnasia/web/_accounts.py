@@ -177,7 +177,8 @@ class Accounts:
 
     def unsign(self, signed: str, purpose: str) -> str | None:
         value, _, _mac = signed.rpartition(".")
-        if not value or not hmac.compare_digest(self.sign(value, purpose), signed):
+        expected = self.sign(value, purpose).encode("utf-8", "replace")
+        if not value or not hmac.compare_digest(expected, signed.encode("utf-8", "replace")):
             return None
         return value
 
@@ -351,7 +352,7 @@ def csrf_ok(accounts: Accounts, request: Request, given: str) -> bool:
     return bool(
         cookie
         and given
-        and hmac.compare_digest(cookie, given)
+        and hmac.compare_digest(cookie.encode("utf-8", "replace"), given.encode("utf-8", "replace"))
         and accounts.unsign(given, "csrf") is not None
     )
 
