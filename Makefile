@@ -109,3 +109,15 @@ eval-local: $(STAMP) local-model
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site dist
+
+# Many people at once (not part of `make test`): Gymnasia web with accounts on
+# `serve --workers 4` over a PostgreSQL cluster of its own (initdb in a temporary directory),
+# a fake model at a fixed latency, 100 Locust people for 120 s with a worker killed, the
+# database restarted and the model slow for a while; then the end-state checks (exit 1 when
+# one fails). LOAD_ARGS passes options (`--db-url postgresql://...`, `--users`, `--duration`,
+# `--no-faults`); see benchmarks/load/run.py.
+.PHONY: load
+LOAD_ARGS ?=
+load: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e 'packages/gymnasia[load]'
+	$(PY) benchmarks/load/run.py $(LOAD_ARGS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -21,7 +22,6 @@ from surefoot import (
     TurnResult,
     open_database,
 )
-from surefoot.outcome import LANGS
 from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
@@ -114,7 +114,8 @@ def system_prompt(lang: Lang, today: dt.date, *, errors: ErrorsShown = "contract
 class Coach:
     """An opened Gymnasia: database, store, tools, and its agent in each language (one
     journal, ledger and set of tools; each with the system prompt and harness words of its
-    language), ``agent`` being the one of the language it was opened in."""
+    language, made when first asked for), ``agent`` being the one of the language it was
+    opened in."""
 
     db: Database
     store: GymStore
@@ -124,10 +125,15 @@ class Coach:
     model_name: str
     secrets: list[str] = field(default_factory=list)
     agents: dict[Lang, Agent] = field(default_factory=dict)
+    make_agent: Callable[[Lang], Agent] | None = None
+    """Builds the agent of a language not yet in ``agents`` (on first use)."""
 
     def agent_for(self, lang: Lang) -> Agent:
         """The agent that runs a turn in ``lang`` (same conversations, data and model)."""
-        return self.agents.get(lang, self.agent)
+        agent = self.agents.get(lang)
+        if agent is None and self.make_agent is not None:
+            agent = self.agents[lang] = self.make_agent(lang)
+        return agent or self.agent
 
     def close(self) -> None:
         """Close the database."""
@@ -148,23 +154,27 @@ def open_coach(
     tracer: Tracer | None = None,
     surface: Surface = "cli",
     check_options: tuple[str, ...] = (),
+    database: Database | None = None,
 ) -> Coach:
     """Open the database at ``db`` and build the Coach (the offline model unless given one).
     Feature requests go to GitHub as configured by the environment (``feedback.py``), at
     ``github_api_url`` if given (a local fake in tests). ``tracer`` observes turns, model
     requests and tool calls (``surefoot.otel.OtelTracer`` records them as spans). A write
     whose outcome is unknown is checked with the commands (``surface="cli"``, with
-    ``check_options``) or on the pages (``"web"``) that show it."""
-    database = open_db(db)
+    ``check_options``) or on the pages (``"web"``) that show it. Given an open ``database``
+    (one the web app shares between its accounts), the Coach uses it instead of opening
+    ``db``, and closing that stays the caller's."""
+    database = database or open_db(db)
     store = GymStore(database, user=user)
     feedback = FeedbackSettings.from_env(api_url=github_api_url)
-    probe = build_tools(store, feedback=feedback, today=today)
+    tools = build_tools(store, feedback=feedback, today=today)
     try:
-        fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in probe})
+        fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in tools})
     except BaseException:
         database.close()
         raise
-    tools = build_tools(store, fault_plan, feedback, today=today)
+    if fault_plan:
+        tools = build_tools(store, fault_plan, feedback, today=today)
     secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]
     ledger = SqlLedger(database, user=user)
     journal = SqlJournal(database, user=user)
@@ -173,12 +183,14 @@ def open_coach(
     # a language model reads the tools the conversation needs (offer.py); the offline
     # model reads none of them, so it is offered all and plans as before
     offered = model is not None and not isinstance(model, OfflineModel)
-    agents = {
-        language: Agent(
+    specs = tools.specs()
+
+    def make_agent(language: Lang) -> Agent:
+        return Agent(
             model=model if model is not None else OfflineModel(lang=language, today=today),
             tools=tools,
             system=system_prompt(language, day),
-            offer=Offer(tools.specs(), system_prompt(language, day)) if offered else None,
+            offer=Offer(specs, system_prompt(language, day)) if offered else None,
             lang=language,
             app_name=APP_NAME,
             stream=stream,
@@ -191,8 +203,9 @@ def open_coach(
             where_to_check=where_to_check(surface, check_options),
             today=(lambda: today) if today is not None else None,  # what "hoy" grounds
         )
-        for language in LANGS
-    }
+
+    # the agent of the Coach's language now, the others when a turn in theirs first needs one
+    agents = {lang: make_agent(lang)}
     chosen = agents[lang].model
     return Coach(
         database,
@@ -203,6 +216,7 @@ def open_coach(
         chosen.model_name,
         secrets,
         agents,
+        make_agent,
     )
 
 

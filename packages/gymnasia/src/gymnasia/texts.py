@@ -1448,6 +1448,69 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Protegido por token: abra {url}?token=<o seu token> uma vez no navegador.",
         "en": "Token-protected: open {url}?token=<your token> once in the browser.",
     },
+    # -- accounts and workers --------------------------------------------------------------
+    "serve_workers_sqlite": {
+        "es": "--workers {workers} necesita PostgreSQL: un archivo SQLite ({url}) lo sirve un "
+        "solo proceso. Usa --workers 1, o --db postgresql://... para varios procesos.",
+        "pt": "--workers {workers} precisa de PostgreSQL: um arquivo SQLite ({url}) é servido "
+        "por um único processo. Use --workers 1, ou --db postgresql://... para vários processos.",
+        "en": "--workers {workers} needs PostgreSQL: a SQLite file ({url}) is served by one "
+        "process. Use --workers 1, or --db postgresql://... for several processes.",
+    },
+    "serve_accounts_hint": {
+        "es": "Con cuentas ({count}): cada persona entra con su nombre y su contraseña.",
+        "pt": "Com contas ({count}): cada pessoa entra com seu nome e sua senha.",
+        "en": "With accounts ({count}): each person signs in with their name and password.",
+    },
+    "users_bad_name": {
+        "es": "«{user}» no sirve como nombre de cuenta: de 1 a 64 letras sin acentos, cifras, "
+        "puntos, guiones o guiones bajos, empezando por una letra o una cifra.",
+        "pt": "«{user}» não serve como nome de conta: de 1 a 64 letras sem acentos, algarismos, "
+        "pontos, hifens ou sublinhados, começando por uma letra ou um algarismo.",
+        "en": "'{user}' cannot be an account name: 1 to 64 unaccented letters, digits, dots, "
+        "hyphens or underscores, starting with a letter or a digit.",
+    },
+    "users_exists": {
+        "es": "La cuenta «{user}» ya existe; no ha cambiado nada.",
+        "pt": "A conta «{user}» já existe; nada mudou.",
+        "en": "The account '{user}' exists already; nothing changed.",
+    },
+    "users_password": {
+        "es": "Contraseña para «{user}»",
+        "pt": "Senha para «{user}»",
+        "en": "Password for '{user}'",
+    },
+    "users_password_again": {
+        "es": "Repite la contraseña",
+        "pt": "Repita a senha",
+        "en": "The password again",
+    },
+    "users_password_mismatch": {
+        "es": "Las dos contraseñas no coinciden; no se ha creado la cuenta.",
+        "pt": "As duas senhas não coincidem; a conta não foi criada.",
+        "en": "The two passwords differ; the account was not created.",
+    },
+    "users_password_short": {
+        "es": "La contraseña necesita al menos {min} caracteres; no se ha creado la cuenta.",
+        "pt": "A senha precisa de pelo menos {min} caracteres; a conta não foi criada.",
+        "en": "The password needs at least {min} characters; the account was not created.",
+    },
+    "users_added": {
+        "es": "Cuenta «{user}» creada. Sus datos son los de --user {user}.",
+        "pt": "Conta «{user}» criada. Os dados dela são os de --user {user}.",
+        "en": "Account '{user}' created. Its data is that of --user {user}.",
+    },
+    "users_link": {
+        "es": "Enlace de un solo uso (válido {hours} h; quien lo abra elige la contraseña): {url}",
+        "pt": "Link de uso único (válido por {hours} h; quem o abrir escolhe a senha): {url}",
+        "en": "One-time sign-in link (valid {hours} h; whoever opens it chooses the password): "
+        "{url}",
+    },
+    "users_none": {
+        "es": "No hay cuentas: la web sirve a un solo usuario, solo en esta máquina.",
+        "pt": "Não há contas: a web serve a um só usuário, só nesta máquina.",
+        "en": "There are no accounts: the web app serves one user, on this machine only.",
+    },
     # -- turns that cannot run now ---------------------------------------------------------
     "busy": {
         "es": "La conversación {conversation} está ocupada: otro proceso está atendiendo un "

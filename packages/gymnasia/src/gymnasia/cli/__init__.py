@@ -18,7 +18,7 @@ Modules, one per seam: ``_base`` (apps, options, parsers), ``_output`` (traces, 
 ``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_mcp`` (the tools over MCP),
 ``_durable`` (diagnostics, approvals, resume, writes, reconcile), ``_data`` (commands without
 the agent), ``_eval`` (the recovery evaluation), ``_help`` (``--help`` in the session's
-language).
+language), ``_users`` (the web app's accounts).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import typer
 from surefoot import StoreError
 
 from ..texts import t
-from . import _agent, _data, _durable, _erase, _eval, _help, _mcp, _serve  # noqa: F401 - importing registers them
+from . import _agent, _data, _durable, _erase, _eval, _help, _mcp, _serve, _users  # noqa: F401 - importing registers them
 from ._base import SESSION, UsageProblem, app, err, remember_lang, store_problem
 
 # Typer may run on the click package or on its own bundled copy: take the exception classes

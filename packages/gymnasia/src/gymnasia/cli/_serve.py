@@ -1,9 +1,12 @@
-"""``gymnasia serve``: the web app, loopback-only unless ``--allow-remote`` with a token."""
+"""``gymnasia serve``: the web app, loopback-only unless ``--allow-remote`` with a token or
+accounts; ``--workers N`` runs N processes on one PostgreSQL database."""
 
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated
+import json
+import os
+from typing import Annotated, Any, Final
 
 import typer
 
@@ -32,6 +35,9 @@ from ._base import (
     store_problem,
 )
 from ._otel import session_tracer
+
+WORKER_OPTIONS: Final = "GYMNASIA_SERVE_OPTIONS"
+"""The environment variable that hands ``serve``'s options to its worker processes."""
 
 # -- the web app -------------------------------------------------------------------------------
 
@@ -73,37 +79,100 @@ def serve(
             help="Require this token on every request (cookie, header or ?token= once).",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", min=1, help="Worker processes (more than 1: PostgreSQL only)."),
+    ] = 1,
 ) -> None:
     """Run the web app: chat with a tool trace and confirmations, and pages for your data and
     for the Coach's writes."""
     language = parse_lang(lang)
-    if not _is_loopback(host) and not (allow_remote and access_token):
+    target = db_target(db)
+    if workers > 1 and not target.startswith(("postgresql://", "postgres://")):
+        shown = target.removeprefix("sqlite:///")
+        raise UsageProblem(t(language, "serve_workers_sqlite", workers=workers, url=shown))
+    options: dict[str, Any] = {
+        "provider": provider,
+        "model": model,
+        "base_url": base_url,
+        "api_key": api_key,
+        "timeout": timeout,
+        "db": target,
+        "lang": language,
+        "faults": list(fault or ()),
+        "access_token": access_token or None,
+        "today": today,
+        "user": user,
+    }
+    web_app = build_app(options)
+    accounts = web_app.state.accounts
+    if not _is_loopback(host) and not (allow_remote and (access_token or accounts.enabled)):
+        web_app.state.coach.close()
         raise UsageProblem(t(language, "serve_remote_refused", host=host))
-    chosen = chat_model(provider, model, base_url, api_key, timeout, language)
-    tracer = session_tracer(language)
+    _banners(web_app, options, host, port)
     import uvicorn
 
+    settings: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "ws": "none",
+        "lifespan": "on",
+        "server_header": False,
+        # an access log would record ?token=... or a sign-in link's code once
+        "access_log": not access_token and not accounts.enabled,
+    }
+    if workers == 1:
+        uvicorn.run(web_app, **settings)
+        return
+    web_app.state.coach.close()  # each worker opens its own connection
+    os.environ[WORKER_OPTIONS] = json.dumps(options)
+    uvicorn.run("gymnasia.cli._serve:worker_app", factory=True, workers=workers, **settings)
+
+
+def build_app(options: dict[str, Any]) -> Any:
+    """The web app for ``serve``'s ``options`` (in ``serve`` itself and in each worker); a
+    bad setting is one line in the person's language."""
+    language = parse_lang(options["lang"])
+    chosen = chat_model(
+        options["provider"],
+        options["model"],
+        options["base_url"],
+        options["api_key"],
+        options["timeout"],
+        language,
+    )
+    tracer = session_tracer(language)
     from ..web import create_app
 
+    fault = options["faults"]
     try:
-        web_app = create_app(
-            db=db_target(db),
+        return create_app(
+            db=options["db"],
             lang=language,
-            faults=tuple(fault or ()),
+            faults=tuple(fault),
             model=chosen,
-            access_token=access_token or None,
-            today=parse_today(today, language),
-            secrets=(api_key or "",),
-            user=user,
+            access_token=options["access_token"],
+            today=parse_today(options["today"], language),
+            secrets=(options["api_key"] or "",),
+            user=options["user"],
             tracer=tracer,
         )
     except FaultSpecError as exc:
-        raise UsageProblem(
-            t(language, "bad_fault", value=" ".join(fault or ()), reason=exc)
-        ) from None
+        raise UsageProblem(t(language, "bad_fault", value=" ".join(fault), reason=exc)) from None
     except StoreError as exc:
-        raise store_problem(exc, language, db_target(db)) from None
+        raise store_problem(exc, language, options["db"]) from None
+
+
+def worker_app() -> Any:
+    """One ``serve --workers`` process's app, from the options ``serve`` left in
+    ``GYMNASIA_SERVE_OPTIONS``."""
+    return build_app(json.loads(os.environ[WORKER_OPTIONS]))
+
+
+def _banners(web_app: Any, options: dict[str, Any], host: str, port: int) -> None:
+    language = parse_lang(options["lang"])
     coach = web_app.state.coach
+    provider, access_token = options["provider"], options["access_token"]
     if provider == "offline":
         err.print(f"[dim]{t(language, 'offline_banner')}[/dim]")
     if coach.faults:
@@ -114,12 +183,7 @@ def serve(
     err.print(t(language, "serve_listening", url=url), markup=False)
     if access_token:
         err.print(t(language, "serve_token_hint", url=url), markup=False)
-    uvicorn.run(
-        web_app,
-        host=host,
-        port=port,
-        ws="none",
-        lifespan="on",
-        server_header=False,
-        access_log=not access_token,  # an access log would record ?token=... once
-    )
+    accounts = web_app.state.accounts
+    if accounts.enabled:
+        count = len(accounts.store.users())
+        err.print(t(language, "serve_accounts_hint", count=count), markup=False)

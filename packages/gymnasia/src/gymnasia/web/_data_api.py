@@ -93,19 +93,25 @@ class GoalRef(_Request):
 
 
 class DataApi:
-    """The routes, over one store; ``today`` is the person's today (the goal date rule)."""
+    """The routes, over the store of the request's user; ``today`` is the person's today (the
+    goal date rule)."""
 
     def __init__(
         self,
-        store: GymStore,
+        store_of: Callable[[], GymStore],
         respond: Respond,
         lang_of: Callable[[Request], Lang],
         today: Callable[[], dt.date],
     ) -> None:
-        self.store = store
+        self._store_of = store_of
         self.respond = respond
         self.lang_of = lang_of
         self.today = today
+
+    @property
+    def store(self) -> GymStore:
+        """The store of the request's user (an account's, when the app has accounts)."""
+        return self._store_of()
 
     def parse(self, model: type[M], raw: dict[str, Any], lang: Lang) -> M | Response:
         """``raw`` as ``model``, or the 422 that says what to fix in ``lang``."""

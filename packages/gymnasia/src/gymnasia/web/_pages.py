@@ -32,6 +32,8 @@ class PageContext:
     faults: str
     """``tool:mode, ...`` when fault injection is on, else empty."""
     asset_version: str
+    account: str = ""
+    """The signed-in account's name and sign-out button (HTML), when there are accounts."""
 
 
 def _lang_query(lang: Lang, **extra: str) -> str:
@@ -57,7 +59,7 @@ def layout(ctx: PageContext, *, title: str, body: str, page: str) -> str:
   <a class="brand" href="/{_lang_query(ctx.lang)}"><span class="logo" aria-hidden="true">G</span>
     {APP_NAME} <span class="brand-sub">Coach</span></a>
   <nav class="nav" aria-label="{escape(ui(ctx.lang, "nav_pages"))}">{_nav(ctx)}</nav>
-  <div class="topbar-right">{_model_label(ctx)}{_lang_switch(ctx)}</div>
+  <div class="topbar-right">{_model_label(ctx)}{_lang_switch(ctx)}{ctx.account}</div>
 </header>
 {body}
 <script type="application/json" id="gym-config">{config_json}</script>

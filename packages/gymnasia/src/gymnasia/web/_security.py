@@ -13,6 +13,9 @@ In order, for every HTTP request:
 * **Size** — a request body over ``MAX_BODY`` bytes is refused with 413: at once when its
   ``Content-Length`` says so, else as soon as that many bytes have arrived (the rest is
   never read). A body within the limit is read here and handed on whole.
+* **Accounts** — when the app has them (``_accounts``), any host may ask (each request
+  then needs a session), and the sign-in forms (``form_paths``) may send a plain HTML form.
+  ``/healthz`` and ``/readyz`` (``open_paths``) need no token.
 * **Headers** — every response gets a strict Content-Security-Policy (everything is served
   from here, no inline script) and the usual anti-framing and no-sniff headers.
 """
@@ -75,16 +78,21 @@ class Guard:
         allowed_hosts: Iterable[str] | None = None,
         too_large: TooLarge | None = None,
         max_body: int = MAX_BODY,
+        form_paths: frozenset[str] = frozenset(),
+        open_paths: frozenset[str] = frozenset(),
+        signed_in: bool = False,
     ) -> None:
         self.app = app
         self._token = access_token
+        self._form_paths = form_paths
+        self._open_paths = open_paths
         self._token_page = token_page
         self._too_large = too_large
         self._max_body = max_body
         if allowed_hosts is not None:
             self._hosts: frozenset[str] | None = frozenset(h.lower() for h in allowed_hosts)
         else:
-            self._hosts = None if access_token else LOOPBACK_HOSTS
+            self._hosts = None if access_token or signed_in else LOOPBACK_HOSTS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -137,7 +145,8 @@ class Guard:
         host = headers.get("host", "")
         if self._hosts is not None and host_name(host) not in self._hosts:
             return _json_error(400, "invalid_host")
-        if self._token and not self._authorized(scope, headers):
+        path = str(scope.get("path", ""))
+        if self._token and path not in self._open_paths and not self._authorized(scope, headers):
             if _query_token(scope, self._token):
                 return None
             if _wants_html(scope, headers):
@@ -147,7 +156,8 @@ class Guard:
             if not same_origin(headers):
                 return _json_error(403, "cross_origin")
             content_type = headers.get("content-type", "").split(";")[0].strip().lower()
-            if content_type != "application/json":
+            form = path in self._form_paths and content_type == "application/x-www-form-urlencoded"
+            if content_type != "application/json" and not form:
                 return _json_error(415, "json_required")
         return None
 

@@ -82,6 +82,7 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
+from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
 from .. import render
@@ -92,6 +93,16 @@ from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import APP_NAME, number, t
 from ..tools import BodyFat, Girth, Height, Weight
 from . import _data_api
+from ._accounts import (
+    FORM_PATHS,
+    OPEN_PATHS,
+    SESSION_SECONDS,
+    Accounts,
+    Limits,
+    SignIn,
+    account_badge,
+    current_user,
+)
 from ._data_pages import (
     MEAL_DAYS,
     goals_page,
@@ -103,6 +114,7 @@ from ._data_pages import (
 from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
 from ._security import MAX_BODY, Guard
+from ._signin import health_routes, signin_routes
 from ._words import action, call_words
 
 logger = logging.getLogger("gymnasia.web")
@@ -113,6 +125,8 @@ NDJSON: Final = "application/x-ndjson"
 LANG_COOKIE: Final = "gymnasia_lang"
 """The language a person chose with the page's switch: the next page is drawn in it."""
 _NO_STORE: Final = {"cache-control": "no-store"}
+RETRY_AFTER: Final = 5
+"""Seconds a person is asked to wait when the model or the database cannot answer."""
 
 Event = dict[str, Any]
 RunTurn = Callable[[Callable[[TurnEvent], Awaitable[None]], Lease], Awaitable[TurnResult]]
@@ -192,28 +206,42 @@ def create_app(
     user: str = "default",
     allowed_hosts: Sequence[str] | None = None,
     tracer: Tracer | None = None,
+    session_seconds: float = SESSION_SECONDS,
+    signin_limits: Limits | None = None,
 ) -> FastAPI:
     """The web app over a Coach opened on ``db`` (the offline model unless ``model``).
 
     Raises what ``open_coach`` raises (``FaultSpecError``, ``StoreError``) before anything is
     served. Without ``access_token`` the app answers only to loopback host names (or to
     ``allowed_hosts``); with one, every route requires it. ``tracer`` observes the Coach's
-    turns (``open_coach``).
+    turns (``open_coach``). When ``db`` has accounts, every route but sign-in asks for one
+    and serves that account's data (``_accounts``); sessions last ``session_seconds``.
     """
-    coach = open_coach(
-        db=db,
-        model=model,
-        lang=lang,
-        user=user,
-        faults=faults,
-        today=today,
-        stream=True,
-        extra_secrets=(*secrets, access_token or ""),
-        surface="web",
-        tracer=tracer,
-    )
+
+    def coach_of(user: str, database: Database | None = None) -> Coach:
+        return open_coach(
+            db=db,
+            model=model,
+            lang=lang,
+            user=user,
+            faults=faults,
+            today=today,
+            stream=True,
+            extra_secrets=(*secrets, access_token or ""),
+            surface="web",
+            tracer=tracer,
+            database=database,
+        )
+
+    coach = coach_of(user)
     try:
-        web = _Web(coach, lang, today)
+        accounts = Accounts(
+            coach,
+            lambda name: coach_of(name, coach.db),
+            session_seconds=session_seconds,
+            limits=signin_limits,
+        )
+        web = _Web(coach, lang, accounts, today)
     except BaseException:
         coach.close()
         raise
@@ -234,32 +262,49 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.coach = coach
+    app.state.accounts = accounts
     _pages(app, web)
     _api(app, web)
     _errors(app, web)
+    health_routes(app, accounts, lang)
+    if accounts.enabled:
+        signin_routes(app, accounts, lang)
+        app.add_middleware(SignIn, accounts=accounts, lang=lang)
     app.add_middleware(
         Guard,
         access_token=access_token or None,
         token_page=web.token_page,
         allowed_hosts=allowed_hosts,
         too_large=web.too_large,
+        form_paths=FORM_PATHS if accounts.enabled else frozenset(),
+        open_paths=OPEN_PATHS,
+        signed_in=accounts.enabled,
     )
     return app
 
 
 class _Web:
-    """The Coach, its lock, and how things are shown and sent."""
+    """The request's Coach, the conversations' locks, and how things are shown and sent."""
 
-    def __init__(self, coach: Coach, lang: Lang, today: dt.date | None = None) -> None:
-        self.coach = coach
+    def __init__(
+        self, coach: Coach, lang: Lang, accounts: Accounts, today: dt.date | None = None
+    ) -> None:
+        self.primary = coach
+        self.accounts = accounts
         self.lang: Lang = lang
         self.fixed_today = today
-        self.lock = asyncio.Lock()
+        self.locks = _ConversationLocks()
         self.tasks: set[asyncio.Task[None]] = set()
         self.redact = Redactor(coach.secrets)
         self.static = {name: _static(name) for name in STATIC_TYPES}
         digest = hashlib.sha256(b"".join(self.static.values())).hexdigest()
         self.asset_version = digest[:12]
+
+    @property
+    def coach(self) -> Coach:
+        """The Coach of the request's user (``Accounts.coach``): routes read and write
+        through it, never through one chosen when the app was built."""
+        return self.accounts.coach()
 
     # -- showing ---------------------------------------------------------------------------
 
@@ -291,14 +336,18 @@ class _Web:
             model_name=self.coach.model_name,
             faults=self.coach.faults.describe() if self.coach.faults else "",
             asset_version=self.asset_version,
+            account=account_badge(self.lang_of(request), current_user()),
         )
 
     def html(self, page: str, status: int = 200) -> HTMLResponse:
         return HTMLResponse(self.redact(page), status_code=status, headers=_NO_STORE)
 
-    def json(self, value: Any, status: int = 200) -> Response:
+    def json(self, value: Any, status: int = 200, *, retry_after: int | None = None) -> Response:
         body = self.redact(json.dumps(value, ensure_ascii=False))
-        return Response(body, status_code=status, media_type="application/json", headers=_NO_STORE)
+        headers = dict(_NO_STORE)
+        if retry_after is not None:
+            headers["retry-after"] = str(retry_after)
+        return Response(body, status_code=status, media_type="application/json", headers=headers)
 
     def too_large(self, scope: Scope) -> str:
         return ui(self.lang_of(Request(scope)), "too_large").format(limit=MAX_BODY // 1024)
@@ -331,11 +380,13 @@ class _Web:
         run: RunTurn,
         lang: Lang,
     ) -> Response:
-        """Under the turn lock and holding the conversation: ``refusal()`` may answer instead;
+        """Under the conversation's lock and holding it: ``refusal()`` may answer instead;
         else stream ``run`` (a turn in ``lang``). A conversation another process holds is
         ``409 busy``."""
-        await self.lock.acquire()
+        key = (current_user() or "", conversation_id)
+        release = await self.locks.acquire(key)
         held = ExitStack()
+        held.callback(release)
         started = False
         try:
             try:
@@ -345,25 +396,35 @@ class _Web:
             refused = refusal()
             if refused is not None:
                 return refused
-            response = self.stream(conversation_id, run, lease, held, lang)
+            response = await self.stream(conversation_id, run, lease, held, lang)
             started = True
             return response
         finally:
             if not started:
                 held.close()
-                self.lock.release()
 
-    def stream(
+    async def stream(
         self, conversation_id: str, run: RunTurn, lease: Lease, held: ExitStack, lang: Lang
-    ) -> StreamingResponse:
+    ) -> Response:
         """Run a turn in its own task (which releases the lock and the conversation) and
-        stream its events."""
+        stream its events, from the first one after ``start``. A turn that fails before
+        anything happened (the model did not answer, the database failed) is not streamed:
+        it is ``503`` with ``Retry-After`` and the message in ``lang`` (``_unavailable``)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         task = asyncio.create_task(self._turn(conversation_id, run, lease, held, queue, lang))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        head: list[Event] = []
+        while (item := await queue.get()) is not None:
+            head.append(item)
+            if item["type"] != "start":
+                break
+        refused = await _unavailable(head, queue)
+        if refused is not None:
+            status, body = refused
+            return self.json(body, status, retry_after=RETRY_AFTER if status == 503 else None)
         return StreamingResponse(
-            self._lines(queue),
+            self._lines(queue, head, ended=item is None),
             media_type=NDJSON,
             headers={**_NO_STORE, "x-accel-buffering": "no"},
         )
@@ -411,16 +472,25 @@ class _Web:
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
             queue.put_nowait({"type": "error", "message": ui(lang, "server_error")})
         finally:
-            held.close()
-            self.lock.release()
+            try:
+                held.close()
+            except StoreError:  # the database went away: the hold lapses by itself
+                logger.warning("could not release %s: %s", conversation_id, self._trace())
             queue.put_nowait(None)
 
     def _trace(self) -> str:
         return self.redact(traceback.format_exc())
 
-    async def _lines(self, queue: asyncio.Queue[Event | None]) -> AsyncIterator[bytes]:
-        while (item := await queue.get()) is not None:
-            yield (self.redact(json.dumps(item, ensure_ascii=False)) + "\n").encode()
+    async def _lines(
+        self, queue: asyncio.Queue[Event | None], head: list[Event], *, ended: bool
+    ) -> AsyncIterator[bytes]:
+        for item in head:
+            yield self._line(item)
+        while not ended and (more := await queue.get()) is not None:
+            yield self._line(more)
+
+    def _line(self, item: Event) -> bytes:
+        return (self.redact(json.dumps(item, ensure_ascii=False)) + "\n").encode()
 
     async def drain(self) -> None:
         """Let running turns finish (bounded) before the database closes."""
@@ -489,6 +559,65 @@ class _Web:
         )
 
 
+class _ConversationLocks:
+    """One ``asyncio.Lock`` per conversation in use: a second turn on a conversation in this
+    process waits for the first; turns on different conversations run at once."""
+
+    def __init__(self) -> None:
+        self._locks: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}
+
+    async def acquire(self, key: tuple[str, str]) -> Callable[[], None]:
+        """Take ``key``'s lock; returns what releases it."""
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            await lock.acquire()
+        except BaseException:
+            self._drop(key)
+            raise
+
+        def release() -> None:
+            lock.release()
+            self._drop(key)
+
+        return release
+
+    def _drop(self, key: tuple[str, str]) -> None:
+        lock, users = self._locks[key]
+        if users == 1:
+            del self._locks[key]
+        else:
+            self._locks[key] = (lock, users - 1)
+
+
+async def _unavailable(
+    head: list[Event], queue: asyncio.Queue[Event | None]
+) -> tuple[int, Event] | None:
+    """``(status, body)`` for a turn whose first event says it could not run, or None: 503
+    when the model did not answer or the database failed, 500 when the server did. A turn
+    the model failed is finished first (its stop is in the journal) and the body carries it."""
+    first = head[-1] if head else None
+    if first is None:
+        return None
+    if first["type"] == "error" and first.get("error") != "busy":
+        code = str(first.get("error", "server_error"))
+        status = 503 if code.startswith("store_") else 500
+        return status, {"error": code, "message": first["message"]}
+    if first["type"] == "harness" and first.get("reason") == "provider_error":
+        rest = []
+        while (item := await queue.get()) is not None:
+            rest.append(item)
+        done = next((e["turn"] for e in rest if e["type"] == "done"), None)
+        conversation = head[0].get("conversation_id")
+        return 503, {
+            "error": "model_unavailable",
+            "message": first["text"],
+            "conversation_id": conversation,
+            "turn": done,
+        }
+    return None
+
+
 def event_json(event: TurnEvent) -> Event:
     """One streamed event."""
     match event:
@@ -553,14 +682,13 @@ def _new_conversation_id() -> str:
 
 
 def _pages(app: FastAPI, web: _Web) -> None:
-    store = web.coach.store
-
     @app.get("/", response_class=HTMLResponse)
     async def chat(request: Request) -> HTMLResponse:
         return web.page(request, chat_page(web.context(request)))
 
     @app.get("/measurements", response_class=HTMLResponse)
     async def measurements(request: Request) -> HTMLResponse:
+        store = web.coach.store
         rows = store.list_measurements()
         return web.page(request, measurements_page(web.context(request), rows))
 
@@ -572,22 +700,26 @@ def _pages(app: FastAPI, web: _Web) -> None:
 
     @app.get("/meals", response_class=HTMLResponse)
     async def meals(request: Request) -> HTMLResponse:
+        store = web.coach.store
         dates = sorted({row["date"] for row in store.meal_log()}, reverse=True)[:MEAL_DAYS]
         days = [(d, store.meal_entries(d)) for d in map(dt.date.fromisoformat, dates)]
         return web.page(request, meals_page(web.context(request), days))
 
     @app.get("/routines", response_class=HTMLResponse)
     async def routines(request: Request) -> HTMLResponse:
+        store = web.coach.store
         return web.page(request, routines_page(web.context(request), store.routines()))
 
     @app.get("/notes", response_class=HTMLResponse)
     async def notes(request: Request) -> HTMLResponse:
+        store = web.coach.store
         found = (store.read_memory(key) for key in store.memory_keys())
         rows = [note for note in found if note is not None]
         return web.page(request, notes_page(web.context(request), rows))
 
     @app.get("/goals", response_class=HTMLResponse)
     async def goals(request: Request) -> HTMLResponse:
+        store = web.coach.store
         latest = {
             name: (row["date"], float(row[name]))
             for row in store.list_measurements()
@@ -640,8 +772,8 @@ def _errors(app: FastAPI, web: _Web) -> None:
         logger.error("request failed: %s", web.redact(traceback.format_exc()))
         lang = web.request_lang(request, await _json_body(request))
         response = web.json(web.store_failure(exc, lang), 503)
-        if exc.kind == "locked":
-            response.headers["retry-after"] = "5"
+        if exc.kind in ("locked", "unavailable"):
+            response.headers["retry-after"] = str(RETRY_AFTER)
         return response
 
 
@@ -671,13 +803,12 @@ def _field_name(loc: Sequence[object]) -> str:
 def _api(app: FastAPI, web: _Web) -> None:
     _read_api(app, web)
     _measurement_api(app, web)
-    _data_api.register(app, _data_api.DataApi(web.coach.store, web.json, web.lang_of, web.today))
+    api = _data_api.DataApi(lambda: web.coach.store, web.json, web.lang_of, web.today)
+    _data_api.register(app, api)
     _turn_api(app, web)
 
 
 def _read_api(app: FastAPI, web: _Web) -> None:
-    agent = web.coach.agent
-
     @app.get("/api/config")
     async def config() -> Response:
         faults = web.coach.faults
@@ -698,7 +829,7 @@ def _read_api(app: FastAPI, web: _Web) -> None:
 
     @app.get("/api/conversations/{conversation_id}")
     async def conversation(request: Request, conversation_id: ConversationId) -> Response:
-        messages = agent.transcript(conversation_id)
+        messages = web.coach.agent.transcript(conversation_id)
         if not messages:
             message = ui(web.lang_of(request), "conversation_gone")
             return web.json({"error": "not_found", "message": message}, 404)
@@ -721,7 +852,6 @@ def _read_api(app: FastAPI, web: _Web) -> None:
 
 def _measurement_api(app: FastAPI, web: _Web) -> None:
     """Edit and delete one measurement (the measurements page's buttons)."""
-    store = web.coach.store
 
     @app.post("/api/measurements/{date}/edit")
     async def edit_measurement(
@@ -736,6 +866,7 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         except ValidationError as exc:
             return web.json(_invalid(exc, lang), 422)
         values, emptied = body.changes()
+        store = web.coach.store
         try:
             with store.transaction() as tx:
                 current = store.read_measurement(day, tx=tx)
@@ -761,6 +892,7 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         day = _calendar_date(date)
         if day is None:
             return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
+        store = web.coach.store
         with store.transaction() as tx:
             removed = store.delete_measurement(tx, day)
         if removed is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -72,6 +73,9 @@ class FakeHTTPServer:
 
     chunk_sizes: Sequence[int] | None = None
     """When set, streamed bodies are re-cut into chunks of these sizes."""
+    latency: float = 0.0
+    """Seconds each request waits before it is answered, as a model's would; requests wait
+    at the same time (a load test's fixed model latency). Set it at any moment."""
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
@@ -139,6 +143,8 @@ class FakeHTTPServer:
     def _serve(self, handler: BaseHTTPRequestHandler, method: str) -> None:
         length = int(handler.headers.get("content-length") or 0)
         raw = handler.rfile.read(length) if length else b""
+        if self.latency > 0:
+            time.sleep(self.latency)
         try:
             body: Any = json.loads(raw) if raw else None
         except ValueError:

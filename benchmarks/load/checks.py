@@ -1,0 +1,208 @@
+"""The end-state checks of a load run: what the database holds against what people were
+told (``LOAD_LOG``), and every conversation's journal replayed.
+
+* **acknowledged writes stored exactly once** — a note a person was told was saved is in the
+  database with its value (unless that person then deleted it), by exactly one committed
+  write in the ledger; a note they were told was deleted is gone;
+* **nothing unacknowledged stored** — every stored note was asked for by its own account,
+  and one that nobody was told about (its turn was cut off) is a committed write in the
+  ledger, which the person's writes page shows: reported, not silent;
+* **no cross-account reads** — no answer showed a person another account's note, and no
+  account's journal holds another's;
+* **every journal replays** — each conversation loads, its turns are whole, and a turn that
+  was interrupted either resumes to its end now or waits for a person's decision (reported);
+* **clean errors** — every refusal was a JSON message (503 with ``Retry-After`` when the
+  model or the database could not answer), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gymnasia.app import open_coach
+from surefoot import SqlJournal, open_database
+from surefoot.messages import AssistantMessage, HarnessMessage, ToolResultsMessage, UserMessage
+from surefoot.providers import make_model
+
+_KEY = re.compile(r"k\.(load-\d+)\.\d+")
+
+
+@dataclass
+class Check:
+    """One end-state check: its name, whether it held, and what it counted."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Log:
+    """What the people of the run were told, from ``LOAD_LOG``."""
+
+    saved: set[tuple[str, str]] = field(default_factory=set)
+    tried: set[tuple[str, str]] = field(default_factory=set)
+    deleted: set[tuple[str, str]] = field(default_factory=set)
+    tried_delete: set[tuple[str, str]] = field(default_factory=set)
+    ops: Counter[str] = field(default_factory=Counter)
+    refused: Counter[int] = field(default_factory=Counter)
+
+    @classmethod
+    def read(cls, path: Path) -> Log:
+        log = cls()
+        if not path.exists():
+            return log
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry: dict[str, Any] = json.loads(line)
+            op = entry["op"]
+            log.ops[op] += 1
+            pair = (entry["user"], entry.get("key", ""))
+            {
+                "save": log.saved,
+                "try_save": log.tried,
+                "delete": log.deleted,
+                "try_delete": log.tried_delete,
+            }.get(op, set()).add(pair)
+            if op == "refused":
+                log.refused[int(entry["status"])] += 1
+        return log
+
+
+def _committed_saves(db: Any) -> Counter[tuple[str, str]]:
+    rows = db.query(
+        "SELECT user_id, arguments FROM sf_ledger WHERE tool = 'save_memory' "
+        "AND state = 'committed'"
+    )
+    return Counter((str(user), str(json.loads(args)["key"])) for user, args in rows)
+
+
+def check_writes(url: str, log: Log) -> list[Check]:
+    """Acknowledged writes stored exactly once; nothing unacknowledged stored unreported."""
+    db = open_database(url)
+    try:
+        rows = db.query("SELECT user_id, key, value FROM gym_memory WHERE key LIKE 'k.%'")
+        committed = _committed_saves(db)
+    finally:
+        db.close()
+    stored = {(str(u), str(k)): str(v) for u, k, v in rows}
+    lost = [p for p in log.saved - log.tried_delete if stored.get(p) != p[1]]
+    doubled = [p for p in log.saved if committed[p] != 1]
+    undeleted = [p for p in log.deleted if p in stored]
+    unasked = [p for p in stored if p not in log.tried or _owner(p[1]) != p[0]]
+    silent = [p for p in stored if p not in log.saved and committed[p] != 1]
+    reported = sum(1 for p in stored if p not in log.saved)
+    return [
+        Check(
+            "acknowledged writes stored exactly once",
+            not (lost or doubled or undeleted),
+            f"{len(log.saved)} saves and {len(log.deleted)} deletes acknowledged; lost "
+            f"{len(lost)}, doubled {len(doubled)}, deleted but still there {len(undeleted)}",
+        ),
+        Check(
+            "nothing unacknowledged stored",
+            not (unasked or silent),
+            f"{len(stored)} notes stored; never asked for {len(unasked)}; stored without the "
+            f"person being told {reported}, of them not reported in the ledger {len(silent)}",
+        ),
+    ]
+
+
+def _owner(key: str) -> str:
+    found = _KEY.fullmatch(key)
+    return found.group(1) if found else ""
+
+
+def check_isolation(url: str, log: Log) -> Check:
+    """No answer showed another account's note; no journal holds another account's."""
+    db = open_database(url)
+    try:
+        rows = db.query("SELECT user_id, payload FROM sf_messages")
+    finally:
+        db.close()
+    mixed = sum(1 for user, payload in rows if {*_KEY.findall(str(payload))} - {str(user)})
+    seen = log.ops["foreign"]
+    return Check(
+        "no cross-account reads",
+        seen == 0 and mixed == 0,
+        f"answers showing another account's note {seen}; journal messages holding another "
+        f"account's note {mixed} (of {len(rows)})",
+    )
+
+
+def check_journals(url: str, model_url: str) -> Check:
+    """Every conversation loads and its turns are whole; an interrupted one is resumed now
+    (it must end) or waits for a person (reported)."""
+    db = open_database(url)
+    try:
+        pairs = db.query("SELECT user_id, id FROM sf_conversations ORDER BY user_id, id")
+        broken, resumed, waiting = [], 0, 0
+        shapes: list[str] = []
+        model = make_model("openai-chat", "fake", api_key="load", base_url=model_url, timeout=30)
+        coaches: dict[str, Any] = {}
+        for user, cid in pairs:
+            messages = SqlJournal(db, user=user).load(cid)
+            if not _whole(messages):
+                broken.append((user, cid))
+                shapes.append(" ".join(type(m).__name__[:4] for m in messages))
+            coach = coaches.get(user) or open_coach(db=url, model=model, user=user, database=db)
+            coaches[user] = coach
+            if coach.agent.pending_confirmation(cid) is not None:
+                waiting += 1
+            elif coach.agent.unfinished(cid):
+                result = asyncio.run(coach.agent.resume(cid))
+                resumed += 1
+                if result.stop_reason not in ("completed", "awaiting_confirmation"):
+                    broken.append((user, cid))
+    finally:
+        db.close()
+    return Check(
+        "every journal replays",
+        not broken,
+        f"{len(pairs)} conversations loaded; interrupted turns resumed now {resumed}, waiting "
+        f"for a person's decision {waiting}; broken {len(broken)}"
+        + "".join(f"\n    {shape}" for shape in shapes[:5]),
+    )
+
+
+def _whole(messages: list[Any]) -> bool:
+    """Turns one after another: a user message, then responses each followed by its calls'
+    results; a turn may end with the harness's message, or be cut off while the model was
+    being asked (a killed worker, the database restarting): the next turn then goes on
+    after it, as the harness does. Never a new message while calls wait for results (such
+    a turn is resumed first), never results without their calls."""
+    expecting = "user"
+    calls: list[str] = []
+    for message in messages:
+        if isinstance(message, UserMessage):
+            if expecting == "results":
+                return False
+            expecting = "response"
+        elif isinstance(message, AssistantMessage):
+            if expecting != "response":
+                return False
+            calls = [c.call_id for c in message.tool_calls]
+            expecting = "results" if calls else "user"
+        elif isinstance(message, ToolResultsMessage):
+            if expecting != "results" or [r.call_id for r in message.results] != calls:
+                return False
+            expecting = "response"
+        elif isinstance(message, HarnessMessage):  # a stop ends the turn
+            expecting = "user"
+    return True
+
+
+def check_errors(log: Log) -> Check:
+    """Every refusal a person got was clean."""
+    unclean = log.ops["unclean"]
+    refused = ", ".join(f"{n} x {s}" for s, n in sorted(log.refused.items())) or "none"
+    return Check(
+        "clean errors (JSON message; 503 with Retry-After)",
+        unclean == 0,
+        f"unclean answers {unclean}; clean refusals: {refused}",
+    )

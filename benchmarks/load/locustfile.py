@@ -1,0 +1,156 @@
+"""The people of the load test (Locust): each signs in to an account of its own and then
+writes notes through the Coach, reads them back (pages and turns), deletes one after saying
+yes to the confirmation, and now and then sends two messages at once from two tabs of one
+conversation.
+
+Every write a person was told was done is logged (``LOAD_LOG``, one JSON object a line) with
+every write that was tried, for the end-state checks of ``run.py``; so is every answer that
+showed a person another account's key (``foreign``) and every error that was not clean (no
+JSON message, a traceback, a 5xx other than 503 with ``Retry-After``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import re
+import threading
+from typing import Any
+
+import gevent
+from locust import HttpUser, between, task
+
+PASSWORD = os.environ.get("LOAD_PASSWORD", "load-pass-123")
+LOG_PATH = os.environ.get("LOAD_LOG", "load-log.jsonl")
+_NUMBERS = itertools.count(1)
+_LOG_LOCK = threading.Lock()
+_KEY = re.compile(r"k\.(load-\d+)\.\d+")
+
+
+def log(entry: dict[str, Any]) -> None:
+    """Append one entry to the run's log."""
+    with _LOG_LOCK, open(LOG_PATH, "a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+class Person(HttpUser):
+    """One account, one main conversation, its notes."""
+
+    wait_time = between(0.1, 0.5)
+
+    def on_start(self) -> None:
+        self.name = f"load-{next(_NUMBERS):03d}"
+        self.seq = 0
+        self.cid: str | None = None
+        self.saved: list[str] = []
+        self._sign_in()
+
+    def _sign_in(self) -> None:
+        """Through the form, as a browser does (again whenever a session is gone)."""
+        page = self.client.get("/signin", name="/signin")
+        found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        form = {"name": self.name, "password": PASSWORD, "csrf": found.group(1) if found else ""}
+        self.client.post("/signin", data=form, name="/signin [post]", allow_redirects=False)
+
+    def _key(self) -> str:
+        self.seq += 1
+        return f"k.{self.name}.{self.seq}"
+
+    def _check(self, name: str, response: Any) -> None:
+        """Count another account's key and any error that is not clean."""
+        foreign = {m for m in _KEY.findall(response.text) if m != self.name}
+        if foreign:
+            log({"op": "foreign", "user": self.name, "route": name, "seen": sorted(foreign)})
+        status = response.status_code
+        clean = status < 500 or (status == 503 and "retry-after" in response.headers)
+        if status >= 400:
+            try:
+                clean = clean and bool(response.json().get("message"))
+            except ValueError:
+                clean = False
+        if "Traceback" in response.text:
+            clean = False
+        if not clean:
+            log({"op": "unclean", "user": self.name, "route": name, "status": status})
+        if status == 401:  # signed out (a sign-in cut off by a killed worker): sign in again
+            self._sign_in()
+
+    def _chat(self, message: str, cid: str | None, name: str) -> dict[str, Any] | None:
+        """One turn; its final JSON when it ran to the end."""
+        body: dict[str, Any] = {"message": message, "lang": "es"}
+        if cid:
+            body["conversation_id"] = cid
+        with self.client.post("/api/chat", json=body, name=name, catch_response=True) as r:
+            self._check(name, r)
+            if r.status_code in (409, 503):
+                r.success()  # a clean refusal, counted apart in the table
+                log({"op": "refused", "user": self.name, "status": r.status_code})
+                return None
+            events = [json.loads(line) for line in r.text.splitlines() if line.strip()]
+            done = [e["turn"] for e in events if e.get("type") == "done"]
+            return dict(done[0]) if done else None
+
+    def _write(self, cid: str | None, name: str) -> None:
+        key = self._key()
+        log({"op": "try_save", "user": self.name, "key": key})
+        turn = self._chat(key, cid, name)
+        if turn is None:
+            return
+        self.cid = self.cid or turn["conversation_id"]
+        if _ok(turn, "save_memory"):
+            self.saved.append(key)
+            log({"op": "save", "user": self.name, "key": key, "cid": turn["conversation_id"]})
+
+    @task(5)
+    def write(self) -> None:
+        self._write(self.cid, "chat: write")
+
+    @task(3)
+    def read(self) -> None:
+        listing = self.client.get("/api/conversations", name="/api/conversations")
+        self._check("/api/conversations", listing)
+        if self.cid:
+            r = self.client.get(f"/api/conversations/{self.cid}", name="/api/conversations/{id}")
+            self._check("/api/conversations/{id}", r)
+        if self.saved:
+            turn = self._chat(f"read {random.choice(self.saved)}", self.cid, "chat: read")
+            if turn is not None and not _ok(turn, "read_memory"):
+                log({"op": "read_failed", "user": self.name})
+
+    @task(1)
+    def delete_with_approval(self) -> None:
+        if not self.saved:
+            return
+        key = self.saved.pop(0)
+        log({"op": "try_delete", "user": self.name, "key": key})
+        turn = self._chat(f"delete {key}", None, "chat: delete")
+        if turn is None or turn.get("pending_confirmation") is None:
+            return
+        cid, approval = turn["conversation_id"], turn["pending_confirmation"]["id"]
+        name = "/api/approvals/{cid}/{id}"
+        url = f"/api/approvals/{cid}/{approval}"
+        with self.client.post(url, json={"approved": True}, name=name, catch_response=True) as r:
+            self._check(name, r)
+            if r.status_code != 200:
+                r.success()
+                return
+            events = [json.loads(line) for line in r.text.splitlines() if line.strip()]
+            done = [e["turn"] for e in events if e.get("type") == "done"]
+        if done and _ok(done[0], "delete_memory"):
+            log({"op": "delete", "user": self.name, "key": key})
+
+    @task(1)
+    def two_tabs(self) -> None:
+        if self.cid is None:
+            return
+        tabs = [gevent.spawn(self._write, self.cid, "chat: two tabs") for _ in range(2)]
+        gevent.joinall(tabs)
+
+
+def _ok(turn: dict[str, Any], tool: str) -> bool:
+    """The turn ran ``tool`` and it succeeded (what the person is told was done)."""
+    return any(
+        c["name"] == tool and c["executed"] and "ok" in c["outcome"] for c in turn["tool_calls"]
+    )

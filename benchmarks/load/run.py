@@ -1,0 +1,260 @@
+"""``make load``: Gymnasia web under many people at once, with faults, then the end-state checks.
+
+It brings up a PostgreSQL cluster of its own (``initdb`` in a temporary directory, so it may
+restart it; or ``--db-url``), the fake model (``fake_model.py``, a fixed latency),
+``gymnasia serve --workers N`` over them, and N accounts; then Locust (``locustfile.py``)
+runs the people for ``--duration`` seconds while, at set moments, one worker is killed with
+SIGKILL, PostgreSQL is restarted, and the model turns slow past the Coach's timeout for a
+while. It prints the throughput, the latency percentiles and errors per endpoint, the
+faults, and the end-state checks (``checks.py``), and exits 1 when a check fails.
+
+    .venv/bin/python benchmarks/load/run.py [--users 100] [--duration 120] [--no-faults]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import httpx
+import psutil
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from checks import (  # noqa: E402 - the benchmark's own modules, next to it
+    Check,
+    Log,
+    check_errors,
+    check_isolation,
+    check_journals,
+    check_writes,
+)
+from cluster import Cluster, free_port  # noqa: E402
+from fake_model import LoadModel  # noqa: E402
+
+from gymnasia.accounts import AccountStore  # noqa: E402
+from surefoot import open_database  # noqa: E402
+
+PASSWORD = "load-pass-123"
+MODEL_TIMEOUT = 2.0
+"""The Coach's model timeout in the run (seconds); the slow-model fault goes past it."""
+
+
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=100, help="simulated people")
+    parser.add_argument("--workers", type=int, default=4, help="serve --workers")
+    parser.add_argument("--duration", type=int, default=120, help="seconds of load")
+    parser.add_argument("--latency", type=float, default=0.05, help="model latency, seconds")
+    parser.add_argument("--spawn-rate", type=float, default=25.0, help="people started a second")
+    parser.add_argument("--db-url", default=os.environ.get("LOAD_DB_URL"), help="PostgreSQL")
+    parser.add_argument("--no-faults", action="store_true", help="load only, no faults")
+    parser.add_argument("--workdir", type=Path, help="keep the logs and Locust's CSV here")
+    return parser.parse_args()
+
+
+@contextmanager
+def _database(url: str | None) -> Iterator[tuple[str, Cluster | None]]:
+    if url:
+        yield url, None
+        return
+    cluster = Cluster()
+    try:
+        cluster.start()
+        yield cluster.url, cluster
+    finally:
+        cluster.stop()
+
+
+def _accounts(url: str, users: int) -> None:
+    database = open_database(url)
+    try:
+        store = AccountStore(database)
+        for number in range(1, users + 1):
+            store.add(f"load-{number:03d}", PASSWORD)
+    finally:
+        database.close()
+
+
+@contextmanager
+def _serve(url: str, model_url: str, workers: int, port: int, log: Path) -> Iterator[int]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
+    command = [
+        sys.executable, "-m", "gymnasia", "serve", "--db", url, "--port", str(port),
+        "--workers", str(workers), "--provider", "openai-chat", "--base-url", model_url,
+        "--api-key", "load", "--timeout", str(MODEL_TIMEOUT), "--lang", "es",
+    ]  # fmt: skip
+    with log.open("w") as out:
+        proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_ready(f"http://127.0.0.1:{port}", proc)
+            yield proc.pid
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _wait_ready(base: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit("gymnasia serve stopped before it was ready (see its log)")
+        try:
+            if httpx.get(base + "/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit("gymnasia serve was not ready within 120 s")
+
+
+class Faults:
+    """The faults of a run, each at its moment; what happened, for the report."""
+
+    def __init__(
+        self, serve_pid: int, cluster: Cluster | None, model: LoadModel, duration: int
+    ) -> None:
+        self.serve_pid, self.cluster, self.model = serve_pid, cluster, model
+        self.duration = duration
+        self.report: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _at(self, fraction: float, began: float) -> bool:
+        """Sleep until ``fraction`` of the run; False if the run ended first."""
+        return not self._stop.wait(max(0.0, began + fraction * self.duration - time.monotonic()))
+
+    def _run(self) -> None:
+        began = time.monotonic()
+        if self._at(0.3, began):
+            self._kill_a_worker()
+        if self._at(0.5, began):
+            self._restart_database()
+        if self._at(0.7, began):
+            self._slow_model(0.1 * self.duration)
+
+    def _kill_a_worker(self) -> None:
+        workers = [
+            child
+            for child in psutil.Process(self.serve_pid).children()
+            if "spawn_main" in " ".join(child.cmdline())  # not multiprocessing's tracker
+        ]
+        if not workers:
+            self.report.append("SIGKILL a worker: no worker found")
+            return
+        victim = workers[0]
+        victim.send_signal(signal.SIGKILL)
+        self.report.append(f"SIGKILL worker pid {victim.pid} at 30% of the run")
+
+    def _restart_database(self) -> None:
+        if self.cluster is None:
+            self.report.append("PostgreSQL restart: skipped (a --db-url given)")
+            return
+        away = self.cluster.restart()
+        self.report.append(f"PostgreSQL stopped (immediate) and started: away {away:.1f} s")
+
+    def _slow_model(self, seconds: float) -> None:
+        normal = self.model.latency
+        self.model.latency = MODEL_TIMEOUT + 1.0
+        self._stop.wait(seconds)
+        self.model.latency = normal
+        self.report.append(
+            f"model slower than the Coach's {MODEL_TIMEOUT:.0f} s timeout for {seconds:.0f} s"
+        )
+
+
+def _locust(base: str, options: argparse.Namespace, workdir: Path) -> Path:
+    env = {**os.environ, "LOAD_LOG": str(workdir / "log.jsonl"), "LOAD_PASSWORD": PASSWORD}
+    command = [
+        sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py"), "--headless",
+        "-u", str(options.users), "-r", str(options.spawn_rate), "-t", f"{options.duration}s",
+        "--host", base, "--csv", str(workdir / "stats"), "--only-summary",
+        "--stop-timeout", "15", "--loglevel", "WARNING",
+    ]  # fmt: skip
+    with (workdir / "locust.log").open("w") as out:
+        subprocess.run(command, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+    return workdir / "stats_stats.csv"
+
+
+def _table(stats: Path, log: Log, duration: int) -> None:
+    print(f"\n{'endpoint':38} {'requests':>9} {'fails':>6} {'req/s':>7} "
+          f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}")  # fmt: skip
+    with stats.open() as rows:
+        for row in csv.DictReader(rows):
+            print(
+                f"{row['Type'] + ' ' + row['Name']:38.38} {row['Request Count']:>9} "
+                f"{row['Failure Count']:>6} {float(row['Requests/s']):>7.1f} "
+                f"{row['50%']:>7} {row['95%']:>7} {row['99%']:>7}"
+            )
+    writes = len(log.saved) + len(log.deleted)
+    print(f"\nchat turns with an acknowledged write: {writes} ({writes / duration:.1f}/s)")
+
+
+def main() -> int:
+    """Run the load and the checks; 1 if a check failed."""
+    options = _options()
+    with ExitStack() as stack:
+        workdir = options.workdir or Path(
+            stack.enter_context(tempfile.TemporaryDirectory(prefix="gymnasia-load-"))
+        )
+        workdir.mkdir(parents=True, exist_ok=True)
+        url, cluster = stack.enter_context(_database(options.db_url))
+        model = stack.enter_context(LoadModel(latency=options.latency))
+        _accounts(url, options.users)
+        port = free_port()
+        serve = _serve(url, model.base_url + "/v1", options.workers, port, workdir / "serve.log")
+        pid = stack.enter_context(serve)
+        faults = Faults(pid, cluster, model, options.duration)
+        if not options.no_faults:
+            faults.start()
+        began = time.monotonic()
+        stats = _locust(f"http://127.0.0.1:{port}", options, workdir)
+        elapsed = time.monotonic() - began
+        faults.stop()
+        log = Log.read(workdir / "log.jsonl")
+        print(f"{options.users} people, serve --workers {options.workers} on PostgreSQL, "
+              f"model latency {options.latency * 1000:.0f} ms, {elapsed:.0f} s")  # fmt: skip
+        _table(stats, log, options.duration)
+        for line in faults.report:
+            print(f"fault: {line}")
+        model.latency = 0.0
+        checks = [
+            *check_writes(url, log),
+            check_isolation(url, log),
+            check_journals(url, model.base_url + "/v1"),
+            check_errors(log),
+        ]
+    return _verdict(checks)
+
+
+def _verdict(checks: list[Check]) -> int:
+    print()
+    for item in checks:
+        print(f"[{'ok' if item.ok else 'FAILED'}] {item.name}: {item.detail}")
+    return 0 if all(item.ok for item in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
