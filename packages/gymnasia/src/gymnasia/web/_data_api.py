@@ -10,9 +10,10 @@
     POST /api/goals/delete  {measure}                  → {deleted}
 
 The record is named in the body (a note's key may hold any character). The types and ranges
-are the tools' own (``Grams``, ``RoutineName``, ``Key``, ``Text``, ``MEASUREMENT_LIMITS``) and
-so are the date rules (``rules.goal_date_refusal``); a refusal is ``{error, message}`` with the
-message in the page's language, and changes nothing. Deleting is asked on the page first."""
+are the tools' own (``Grams``, ``RoutineName``, ``Key``, ``Text``) and so are a goal's rules
+(``rules.goal_target_refusal``, ``rules.goal_date_refusal``); a refusal is ``{error, message}``
+with the message in the page's language, and changes nothing. Deleting is asked on the page
+first."""
 
 from __future__ import annotations
 
@@ -27,9 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from surefoot import CalendarDate, Lang
 
 from ..diet import Grams, ItemId
-from ..rules import MEASUREMENT_LIMITS, goal_date_refusal
+from ..rules import goal_date_refusal, goal_target_refusal
 from ..store import GymStore
-from ..texts import number, t
+from ..texts import number
 from ..tools import Key, MeasurementField, Text
 from ..training import RoutineName
 from ._i18n import ui
@@ -256,9 +257,11 @@ def _goal_routes(app: FastAPI, api: DataApi) -> None:
         target = current["target"] if body.target is None else body.target
         by_date = body.by_date if "by_date" in body.model_fields_set else current["by_date"]
         day = dt.date.fromisoformat(by_date) if isinstance(by_date, str) else by_date
-        refused = _goal_refusal(lang, body.measure, target, day, api.today())
+        refused = goal_target_refusal(lang, body.measure, target) or goal_date_refusal(
+            lang, day, api.today()
+        )
         if refused is not None:
-            return api.refuse(422, "invalid", refused)
+            return api.refuse(422, "invalid", refused.message)
         with store.transaction() as tx:
             saved = store.save_goal(tx, body.measure, target, day)
         return api.respond({"goal": saved})
@@ -273,21 +276,3 @@ def _goal_routes(app: FastAPI, api: DataApi) -> None:
             if not store.delete_goal(tx, body.measure):
                 return api.refuse(404, "not_found", ui(lang, "goal_gone"))
         return api.respond({"deleted": body.measure})
-
-
-def _goal_refusal(
-    lang: Lang, measure: str, target: float, by_date: dt.date | None, today: dt.date
-) -> str | None:
-    """Why ``save_goal`` would refuse this goal, in its own words (None: it would not)."""
-    low, high = MEASUREMENT_LIMITS[measure]
-    if not low <= target <= high:
-        return t(
-            lang,
-            "rule_goal_out_of_range",
-            target=number(target, lang),
-            field=t(lang, f"offline_field_{measure}"),
-            low=number(low, lang),
-            high=number(high, lang),
-        )
-    refused = goal_date_refusal(lang, by_date, today)
-    return refused.message if refused is not None else None
