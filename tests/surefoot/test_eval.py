@@ -38,6 +38,7 @@ from surefoot.eval import (
     ended,
     evaluate,
     not_called,
+    paired_difference,
     reply_has,
     reply_lacks,
     shown,
@@ -328,6 +329,20 @@ def test_wilson_interval() -> None:
     assert wilson(0, 0) is None
 
 
+def test_the_paired_bootstrap_is_seeded_and_brackets_the_mean() -> None:
+    """The same differences and seed give the same interval (a summary reproduces from its
+    log); the interval holds the mean; equal differences leave no spread; none give None."""
+    diffs = [1.0, 0.0, -1.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+    first = paired_difference(diffs, seed=3)
+    assert first == paired_difference(diffs, seed=3)
+    assert first is not None
+    mean, low, high = first
+    assert mean == pytest.approx(3 / 8)
+    assert -1.0 <= low < mean < high <= 1.0
+    assert paired_difference([0.5] * 5) == (0.5, 0.5, 0.5)
+    assert paired_difference([]) is None
+
+
 def test_what_each_arm_shows_of_an_error() -> None:
     """The contract sends the envelope; no-recovery drops the directive; plain and naive
     make it an ordinary result; a success is shown as it is."""
@@ -426,7 +441,7 @@ def test_the_naive_loop_keeps_the_round_limit_and_reports_a_provider_failure() -
     assert (record.stop_reason, record.requests) == ("round_limit", 11)
 
     def down(request: ModelRequest) -> AssistantMessage:
-        raise ProviderError(provider="x", status=503, kind="unavailable", safe_message="down")
+        raise ProviderError(provider="x", status=503, kind="server", safe_message="down")
 
     failed = _one(Task("t", "Weight?", "not_found"), Arm.NAIVE, down)
     assert (failed.stop_reason, failed.reply) == ("provider_error", "down")

@@ -174,6 +174,7 @@ async def run_task(
             state=world.state(),
         )
         kept = invariants(view, world.tools, world.claims_success)
+    failed = tuple(failed_checks(view))
     events = recovery_events(view.transcript) if task.recovery else []
     return RunRecord(
         task=task.id,
@@ -183,8 +184,8 @@ async def run_task(
         seed=seed,
         provider=model.provider,
         model=model.model_name,
-        success=not any(True for _ in failed_checks(view)),
-        failed=tuple(failed_checks(view)),
+        success=not failed,
+        failed=failed,
         recovery_events=len(events),
         recovery_followed=sum(events),
         double_effects=kept.double_effects,
