@@ -24,6 +24,7 @@ from typing import Annotated, Any, Final, TypeVar
 from fastapi import Body, FastAPI, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
 
 from surefoot import CalendarDate, Lang
 
@@ -48,7 +49,25 @@ _LABELS: Final = {
     "target": "goal_target",
     "by_date": "goal_by",
 }
-_TEXT_LIMITS: Final = {"name": (1, 100), "description": (0, 5000), "value": (0, 5000)}
+
+
+def _bounds(alias: Any) -> tuple[float, float]:
+    """The range a tools' type sets: a number's ``ge``/``le``, a text's lengths."""
+    found: dict[str, float] = {}
+    for rule in FieldInfo.from_annotation(alias).metadata:
+        for name in ("ge", "le", "min_length", "max_length"):
+            if getattr(rule, name, None) is not None:
+                found[name] = getattr(rule, name)
+    low = found.get("ge", found.get("min_length", 0))
+    return low, found["le"] if "le" in found else found["max_length"]
+
+
+_GRAMS: Final = _bounds(Grams)
+_TEXT_LIMITS: Final = {
+    "name": _bounds(RoutineName),
+    "description": _bounds(Text),
+    "value": _bounds(Text),
+}
 
 
 class _Request(BaseModel):
@@ -126,11 +145,11 @@ def _invalid(exc: ValidationError, lang: Lang) -> dict[str, Any]:
     label = ui(lang, _LABELS[field]) if field in _LABELS else field or "?"
     if field == "grams":
         text = ui(lang, "field_invalid").format(
-            field=label, low=number(1, lang), high=number(5000, lang)
+            field=label, low=number(_GRAMS[0], lang), high=number(_GRAMS[1], lang)
         )
     elif field in _TEXT_LIMITS:
         low, high = _TEXT_LIMITS[field]
-        text = ui(lang, "text_invalid").format(field=label, low=max(low, 1), high=high)
+        text = ui(lang, "text_invalid").format(field=label, low=max(int(low), 1), high=int(high))
     elif field == "by_date":
         text = ui(lang, "bad_date")
     elif field == "target":
