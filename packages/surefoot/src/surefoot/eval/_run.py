@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from .._loop import Agent
@@ -122,17 +122,12 @@ async def _harness_turn(
 
 
 def _joined(first: TurnResult, then: TurnResult) -> TurnResult:
-    usage = Usage.of([*first.usage.requests, *then.usage.requests])
-    return TurnResult(
-        conversation_id=then.conversation_id,
-        reply=then.reply,
-        reply_author=then.reply_author,
-        stop_reason=then.stop_reason,
+    """``then``, counting the requests, calls and usage of ``first`` with its own."""
+    return replace(
+        then,
         model_requests=first.model_requests + then.model_requests,
         calls=(*first.calls, *then.calls),
-        pending_confirmation=then.pending_confirmation,
-        provider_error=then.provider_error,
-        usage=usage,
+        usage=Usage.of([*first.usage.requests, *then.usage.requests]),
     )
 
 
