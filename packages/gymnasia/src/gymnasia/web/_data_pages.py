@@ -22,7 +22,7 @@ from ..diet import meal_json
 from ..texts import number, t
 from ..training import routine_json
 from ._i18n import ui
-from ._pages import PageContext, layout
+from ._pages import PageContext, delete_dialog, edit_actions, layout
 
 MEAL_DAYS: Final = 14
 """How many of the latest days with meals the meals page shows."""
@@ -94,23 +94,10 @@ def _dialogs(lang: Lang, api: str, fields: str, *, hint: str, delete_body: str) 
     <h2 id="edit-title"></h2>
     {hint_html}
     <div class="fields one">{fields}</div>
-    <p class="form-error" id="edit-error" role="alert" hidden></p>
-    <div class="dialog-actions">
-      <button type="button" class="button secondary" id="edit-cancel">{ui(lang, "cancel")}</button>
-      <button type="submit" class="button primary" id="edit-save">{ui(lang, "save")}</button>
-    </div>
+    {edit_actions(lang)}
   </form>
 </dialog>
-<dialog id="delete-dialog" class="dialog" aria-labelledby="delete-title"
-  data-url="/api/{api}/delete">
-  <h2 id="delete-title"></h2>
-  <p>{escape(delete_body)}</p>
-  <p class="form-error" id="delete-error" role="alert" hidden></p>
-  <div class="dialog-actions">
-    <button type="button" class="button secondary" id="delete-cancel">{ui(lang, "cancel")}</button>
-    <button type="button" class="button deny" id="delete-confirm">{ui(lang, "delete")}</button>
-  </div>
-</dialog>"""
+{delete_dialog(lang, delete_body, url=f"/api/{api}/delete")}"""
 
 
 def _empty(lang: Lang, key: str) -> str:
