@@ -243,7 +243,12 @@ def test_a_malformed_edit_is_refused_in_words(client: TestClient) -> None:
     page's language, never pydantic's English."""
     extra = client.post("/api/notes/edit?lang=pt", json={"key": "knee", "colour": "red"})
     assert extra.status_code == 422
-    assert extra.json()["message"] == "«colour» não é uma medida que se possa guardar."
+    assert extra.json()["message"] == (
+        "Nada foi alterado: esta página está desatualizada. Recarregue-a."
+    )
+    wrong = client.post("/api/meals/delete?lang=en", json={"item_id": "first"})
+    assert (wrong.status_code, wrong.json()["field"]) == (422, "item_id")
+    assert wrong.json()["message"] == "Nothing was changed: this page is out of date. Reload it."
     empty = client.post("/api/notes/edit?lang=en", json={"key": "knee"})
     assert empty.json()["message"] == "You did not change anything."
     name = client.post("/api/routines/edit?lang=en", json={"routine_id": 1, "name": "  "})

@@ -142,7 +142,7 @@ def _invalid(exc: ValidationError, lang: Lang) -> dict[str, Any]:
     """The first problem of a request, in ``lang``: which field, and what it takes."""
     loc = exc.errors()[0].get("loc", ())
     field = str(loc[0]) if loc else ""
-    label = ui(lang, _LABELS[field]) if field in _LABELS else field or "?"
+    label = ui(lang, _LABELS[field]) if field in _LABELS else ""
     if field == "grams":
         text = ui(lang, "field_invalid").format(
             field=label, low=number(_GRAMS[0], lang), high=number(_GRAMS[1], lang)
@@ -155,7 +155,7 @@ def _invalid(exc: ValidationError, lang: Lang) -> dict[str, Any]:
     elif field == "target":
         text = ui(lang, "field_invalid_any").format(field=label)
     else:
-        text = ui(lang, "field_unknown").format(field=field or "?")
+        text = ui(lang, "record_request_invalid")
     return {"error": "invalid", "field": field, "message": text}
 
 
