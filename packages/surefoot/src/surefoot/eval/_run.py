@@ -76,11 +76,6 @@ class RunRecord:
             return None
         return self.recovery_followed == self.recovery_events
 
-    @property
-    def invariants_kept(self) -> bool:
-        """Whether the run kept every invariant."""
-        return not (self.double_effects or self.false_success or self.requests_after_stop)
-
     def to_json(self) -> dict[str, Any]:
         """The log line's object."""
         data = asdict(self)
