@@ -34,8 +34,9 @@ def _data(value: object) -> str:
     return escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-def _page(ctx: PageContext, *, key: str, page: str, lead: str, content: str) -> str:
-    title = ui(ctx.lang, key)
+def _page(ctx: PageContext, page: str, content: str, *, lead: str = "") -> str:
+    """One records page, titled by its ``<page>_title`` text."""
+    title = ui(ctx.lang, f"{page}_title")
     lead_html = f'<p class="lead">{escape(lead)}</p>' if lead else ""
     body = f"""<main class="measurements-layout records-layout">
   <h1>{escape(title)}</h1>
@@ -111,9 +112,7 @@ def notes_page(ctx: PageContext, notes: Sequence[dict[str, str]]) -> str:
     """Every memory note: key, description and content."""
     lang = ctx.lang
     if not notes:
-        return _page(
-            ctx, key="notes_title", page="notes", lead="", content=_empty(lang, "no_notes")
-        )
+        return _page(ctx, "notes", _empty(lang, "no_notes"))
     rows = []
     for note in notes:
         key = note["key"]
@@ -136,7 +135,7 @@ def notes_page(ctx: PageContext, notes: Sequence[dict[str, str]]) -> str:
     content = f'<section class="card">{_table(lang, columns, rows)}</section>' + _dialogs(
         lang, "notes", fields, hint="", delete_body=ui(lang, "delete_note_body")
     )
-    return _page(ctx, key="notes_title", page="notes", lead="", content=content)
+    return _page(ctx, "notes", content)
 
 
 # -- goals -----------------------------------------------------------------------------------
@@ -148,9 +147,7 @@ def goals_page(
     """Every goal: its measure, target, date, and the latest value measured."""
     lang = ctx.lang
     if not goals:
-        return _page(
-            ctx, key="goals_title", page="goals", lead="", content=_empty(lang, "no_goals")
-        )
+        return _page(ctx, "goals", _empty(lang, "no_goals"))
     rows = []
     for goal in goals:
         measure = goal["measure"]
@@ -192,7 +189,7 @@ def goals_page(
         delete_body=ui(lang, "delete_goal_body"),
     )
     content = f'<section class="card">{_table(lang, columns, rows)}</section>{dialogs}'
-    return _page(ctx, key="goals_title", page="goals", lead="", content=content)
+    return _page(ctx, "goals", content)
 
 
 # -- meals -----------------------------------------------------------------------------------
@@ -205,16 +202,14 @@ def meals_page(
     energy, and the day's total."""
     lang = ctx.lang
     if not days:
-        return _page(
-            ctx, key="meals_title", page="meals", lead="", content=_empty(lang, "no_meals")
-        )
+        return _page(ctx, "meals", _empty(lang, "no_meals"))
     cards = "".join(_meal_day(lang, day, entries) for day, entries in days)
     fields = _field(ui(lang, "grams"), "grams", "decimal")
     dialogs = _dialogs(
         lang, "meals", fields, hint=ui(lang, "edit_hint"), delete_body=ui(lang, "delete_meal_body")
     )
     lead = ui(lang, "meals_lead").format(days=MEAL_DAYS)
-    return _page(ctx, key="meals_title", page="meals", lead=lead, content=cards + dialogs)
+    return _page(ctx, "meals", cards + dialogs, lead=lead)
 
 
 def _meal_day(lang: Lang, day: dt.date, entries: Sequence[tuple[int, str, str, float]]) -> str:
@@ -270,8 +265,7 @@ def routines_page(ctx: PageContext, routines: Sequence[dict[str, Any]]) -> str:
     """Every routine: its name, category, and each exercise with its series."""
     lang = ctx.lang
     if not routines:
-        content = _empty(lang, "no_routines")
-        return _page(ctx, key="routines_title", page="routines", lead="", content=content)
+        return _page(ctx, "routines", _empty(lang, "no_routines"))
     rows = [_routine_row(lang, r) for r in routines]
     columns = [(ui(lang, "routine_name"), ""), (ui(lang, "exercises"), "")]
     fields = _field(ui(lang, "routine_name"), "name")
@@ -279,7 +273,7 @@ def routines_page(ctx: PageContext, routines: Sequence[dict[str, Any]]) -> str:
         lang, "routines", fields, hint="", delete_body=ui(lang, "delete_routine_body")
     )
     content = f'<section class="card">{_table(lang, columns, rows)}</section>{dialogs}'
-    return _page(ctx, key="routines_title", page="routines", lead="", content=content)
+    return _page(ctx, "routines", content)
 
 
 def _routine_row(lang: Lang, routine: dict[str, Any]) -> str:
