@@ -217,6 +217,24 @@ def test_a_goal_with_a_past_deadline_is_refused(tmp_path: Path) -> None:
     )
 
 
+def test_a_goal_outside_the_measures_range_is_refused(tmp_path: Path) -> None:
+    """save_goal with 5 kg (the range is 20 to 400): invalid_arguments on target, in the
+    person's language, and nothing saved."""
+    coach = scripted(
+        tmp_path / "g.db",
+        turn(call("save_goal", {"measure": "weight_kg", "target": 5})),
+        turn("ok"),
+        lang="en",
+    )
+    done = run(coach.agent.run_turn("goal"))
+    refused = done.calls[0].outcome
+    assert isinstance(refused, ToolError)
+    assert (refused.code, refused.recovery) == ("invalid_arguments", Recovery.CORRECT_ARGUMENTS)
+    assert [d.field for d in refused.details] == ["target"]
+    assert refused.message.startswith("The goal was not saved: 5 is outside")
+    assert coach.store.goals() == []
+
+
 # -- unlikely values: a person decides ---------------------------------------------------------
 
 

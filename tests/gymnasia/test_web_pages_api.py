@@ -186,12 +186,69 @@ def test_rename_and_delete_a_routine(client: TestClient, db: str) -> None:
     store.db.close()
 
 
+def test_another_persons_records_cannot_be_seen_edited_or_deleted(
+    client: TestClient, db: str
+) -> None:
+    """Another person's note, goal, routine and logged food in the same database: absent
+    from the pages, and every edit or delete of them is a 404 that changes nothing."""
+    other = GymStore(open_database(db, create=False), user="ana")
+    with other.transaction() as tx:
+        other.save_memory(tx, "ana-note", "Ana", "Ana's own note")
+        other.save_goal(tx, "hips_cm", 90.0, None)
+        other.create_routine(tx, "Ana legs", "strength", [("push_up", [(5, 0.0, 60)])])
+        other.add_meal_item(tx, dt.date(2020, 2, 4), "breakfast", "pasta_cooked", 321)
+    (routine,) = other.routines()
+    (item,) = other.meal_entries(dt.date(2020, 2, 4))
+    before = (other.memory_keys(), other.goals(), other.routines(), other.meal_log())
+    other.db.close()
+    pages = "".join(client.get(page).text for page in ("/notes", "/goals", "/routines"))
+    assert "ana-note" not in pages
+    assert "Ana legs" not in pages
+    assert client.get("/meals").text.count('<tr class="record"') == 2  # the two seeded
+    attempts = [
+        ("/api/notes/edit", {"key": "ana-note", "value": "changed"}),
+        ("/api/notes/delete", {"key": "ana-note"}),
+        ("/api/goals/edit", {"measure": "hips_cm", "target": 80}),
+        ("/api/goals/delete", {"measure": "hips_cm"}),
+        ("/api/routines/edit", {"routine_id": routine["id"], "name": "Mine now"}),
+        ("/api/routines/delete", {"routine_id": routine["id"]}),
+        ("/api/meals/edit", {"item_id": item[0], "grams": 10}),
+        ("/api/meals/delete", {"item_id": item[0]}),
+    ]
+    for url, body in attempts:
+        assert client.post(url, json=body).status_code == 404, url
+    other = GymStore(open_database(db, create=False), user="ana")
+    assert (other.memory_keys(), other.goals(), other.routines(), other.meal_log()) == before
+    other.db.close()
+
+
+def test_what_a_person_or_model_wrote_is_escaped_on_every_page(db: str) -> None:
+    """A note and a routine name holding markup are shown as text: escaped in the cells,
+    the titles and the data attributes, never as live HTML."""
+    attack = '<img src=x onerror="alert(1)">'
+    store = opened(db)
+    with store.transaction() as tx:
+        store.save_memory(tx, attack, attack, attack)
+        store.create_routine(tx, attack, "strength", [("push_up", [(5, 0.0, 60)])])
+    store.db.close()
+    with TestClient(create_app(db=db, lang="en", today=TODAY), base_url=BASE) as client:
+        for page in ("/notes", "/routines"):
+            html = client.get(page).text
+            assert "<img" not in html, page
+            assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html, page
+
+
 def test_a_malformed_edit_is_refused_in_words(client: TestClient) -> None:
     """An unknown field, a missing key or a wrong type: a 422 naming the problem in the
     page's language, never pydantic's English."""
     extra = client.post("/api/notes/edit?lang=pt", json={"key": "knee", "colour": "red"})
     assert extra.status_code == 422
-    assert extra.json()["message"] == "«colour» não é uma medida que se possa guardar."
+    assert extra.json()["message"] == (
+        "Nada foi alterado: esta página está desatualizada. Recarregue-a."
+    )
+    wrong = client.post("/api/meals/delete?lang=en", json={"item_id": "first"})
+    assert (wrong.status_code, wrong.json()["field"]) == (422, "item_id")
+    assert wrong.json()["message"] == "Nothing was changed: this page is out of date. Reload it."
     empty = client.post("/api/notes/edit?lang=en", json={"key": "knee"})
     assert empty.json()["message"] == "You did not change anything."
     name = client.post("/api/routines/edit?lang=en", json={"routine_id": 1, "name": "  "})

@@ -22,6 +22,7 @@ from surefoot import (
     ToolContext,
     ToolError,
     ToolSet,
+    TurnResult,
     open_database,
 )
 from surefoot.eval import (
@@ -37,7 +38,9 @@ from surefoot.eval import (
     committed,
     ended,
     evaluate,
+    invariants,
     not_called,
+    paired_difference,
     reply_has,
     reply_lacks,
     shown,
@@ -45,6 +48,8 @@ from surefoot.eval import (
     wilson,
     write_charts,
 )
+from surefoot.executor import CallRecord
+from surefoot.ledger import LedgerEntry
 from surefoot.messages import AssistantMessage, ToolResult, ToolResultsMessage, UserMessage
 from surefoot.outcome import Detail, ErrorCode, Ok, Recovery, to_wire
 from surefoot.testing import FunctionModel, call, turn
@@ -328,6 +333,69 @@ def test_wilson_interval() -> None:
     assert wilson(0, 0) is None
 
 
+def _written(key: str, state: Any, text: str = "rice") -> LedgerEntry:
+    """A ledger row of ``add`` with ``text``, in ``state``."""
+    args = {"text": text}
+    return LedgerEntry(key, "c", "add", f"add:{text}", args, state, 1, None, None, 0.0, 0.0)
+
+
+def _view(calls: tuple[CallRecord, ...], writes: tuple[LedgerEntry, ...], **more: Any) -> RunView:
+    """A finished run of ``calls`` that left ``writes`` (reply and transcript in ``more``)."""
+    result = TurnResult("c", more.get("reply", "ok"), "model", "completed", 1, calls)
+    transcript = more.get("transcript", ())
+    return RunView(BEFORE, Arm.NAIVE, result, transcript, writes, {})
+
+
+def test_each_invariant_fires_on_a_run_that_breaks_it() -> None:
+    """A write committed twice, an Ok shown for a write that did not commit, a claim of a
+    save that never landed, and a response after a stop: each counts once; a clean run keeps
+    every invariant."""
+    tools = ToolSet()
+
+    @tools.tool(effect="write")
+    def add(text: str) -> dict[str, Any]:
+        """Add an item."""
+        return {"text": text}
+
+    ok_call = CallRecord(call("add", {"text": "rice"}), Ok({}), executed=True, key="k1")
+    unknown = ToolError(ErrorCode.OUTCOME_UNKNOWN, "unknown", Recovery.STOP_TURN)
+    failed_call = CallRecord(call("add", {"text": "rice"}), unknown, executed=True, key="k1")
+
+    def said(reply: str) -> bool:
+        return reply.startswith("Saved")
+
+    clean = invariants(_view((ok_call,), (_written("k1", "committed"),)), tools, said)
+    twice = (_written("k1", "committed"), _written("k2", "committed"))
+    doubled = invariants(_view((ok_call,), twice), tools, said)
+    shown_ok = invariants(_view((ok_call,), (_written("k1", "failed"),)), tools, said)
+    claimed = _view((failed_call,), (_written("k1", "failed"),), reply="Saved it.")
+    stopped = (
+        turn(call("add", {"text": "rice"})),
+        ToolResultsMessage((ToolResult("call_1", "add", unknown),)),
+        turn("Let me try again."),
+    )
+    after_stop = _view((failed_call,), (_written("k1", "unknown"),), transcript=stopped)
+    assert clean.kept
+    assert (doubled.double_effects, doubled.kept) == (1, False)
+    assert (shown_ok.false_success, shown_ok.kept) == (1, False)
+    assert invariants(claimed, tools, said).false_success == 1
+    assert invariants(after_stop, tools, said).requests_after_stop == 1
+
+
+def test_the_paired_bootstrap_is_seeded_and_brackets_the_mean() -> None:
+    """The same differences and seed give the same interval (a summary reproduces from its
+    log); the interval holds the mean; equal differences leave no spread; none give None."""
+    diffs = [1.0, 0.0, -1.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+    first = paired_difference(diffs, seed=3)
+    assert first == paired_difference(diffs, seed=3)
+    assert first is not None
+    mean, low, high = first
+    assert mean == pytest.approx(3 / 8)
+    assert -1.0 <= low < mean < high <= 1.0
+    assert paired_difference([0.5] * 5) == (0.5, 0.5, 0.5)
+    assert paired_difference([]) is None
+
+
 def test_what_each_arm_shows_of_an_error() -> None:
     """The contract sends the envelope; no-recovery drops the directive; plain and naive
     make it an ordinary result; a success is shown as it is."""
@@ -426,7 +494,7 @@ def test_the_naive_loop_keeps_the_round_limit_and_reports_a_provider_failure() -
     assert (record.stop_reason, record.requests) == ("round_limit", 11)
 
     def down(request: ModelRequest) -> AssistantMessage:
-        raise ProviderError(provider="x", status=503, kind="unavailable", safe_message="down")
+        raise ProviderError(provider="x", status=503, kind="server", safe_message="down")
 
     failed = _one(Task("t", "Weight?", "not_found"), Arm.NAIVE, down)
     assert (failed.stop_reason, failed.reply) == ("provider_error", "down")

@@ -76,3 +76,19 @@ def test_no_class_is_over_350_lines() -> None:
     }
     assert sizes
     assert {name: n for name, n in sizes.items() if n > 350} == {}
+
+
+def test_surefoot_never_imports_the_reference_app() -> None:
+    """No surefoot module (``surefoot.eval`` included) imports ``gymnasia``: the library and
+    its evaluation run without the app."""
+    found = []
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            found += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "gymnasia"]
+    assert found == []

@@ -18,7 +18,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from surefoot import Detail, Lang, Recovery, ToolError
+from surefoot import Detail, ErrorCode, Lang, Recovery, ToolError
 
 from .store import MEASUREMENT_FIELDS
 from .texts import number, t
@@ -128,6 +128,24 @@ def date_refusal(
     return ToolError(
         problem, t(lang, f"rule_{problem}", **facts), Recovery.CORRECT_ARGUMENTS, (detail,)
     )
+
+
+def goal_target_refusal(lang: Lang, measure: str, target: float) -> ToolError | None:
+    """The refusal of a goal whose ``target`` is outside ``MEASUREMENT_LIMITS`` for its
+    ``measure`` (None: allowed)."""
+    low, high = MEASUREMENT_LIMITS[measure]
+    if low <= target <= high:
+        return None
+    message = t(
+        lang,
+        "rule_goal_out_of_range",
+        target=number(target, lang),
+        field=t(lang, f"offline_field_{measure}"),
+        low=number(low, lang),
+        high=number(high, lang),
+    )
+    detail = Detail("target", f"is outside {low}..{high}", f"{low} to {high}")
+    return ToolError(ErrorCode.INVALID_ARGUMENTS, message, Recovery.CORRECT_ARGUMENTS, (detail,))
 
 
 def goal_date_refusal(lang: Lang, by_date: dt.date | None, today: dt.date) -> ToolError | None:

@@ -35,6 +35,7 @@ from .rules import (
     date_problem,
     date_refusal,
     goal_date_refusal,
+    goal_target_refusal,
     unlikely_question,
 )
 from .store import MEASUREMENT_FIELDS, DateTaken, GymStore
@@ -333,22 +334,9 @@ def _goal_tools(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -
         """Save the user's goal for one measure ("I want to get to 74 kg"), replacing that
         measure's goal; by_date is optional. A goal is not a measurement: what the user
         measures now is write_measurement."""
-        low, high = MEASUREMENT_LIMITS[measure]
-        if not low <= target <= high:
-            field = t(ctx.lang, f"offline_field_{measure}")
-            message = t(
-                ctx.lang,
-                "rule_goal_out_of_range",
-                target=number(target, ctx.lang),
-                field=field,
-                low=number(low, ctx.lang),
-                high=number(high, ctx.lang),
-            )
-            detail = Detail("target", f"is outside {low}..{high}", f"{low} to {high}")
-            return ToolError(
-                ErrorCode.INVALID_ARGUMENTS, message, Recovery.CORRECT_ARGUMENTS, (detail,)
-            )
-        refused = goal_date_refusal(ctx.lang, by_date, today())
+        refused = goal_target_refusal(ctx.lang, measure, target) or goal_date_refusal(
+            ctx.lang, by_date, today()
+        )
         if refused is not None:
             return refused
         with store.transaction() as tx:

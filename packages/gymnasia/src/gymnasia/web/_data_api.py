@@ -10,9 +10,10 @@
     POST /api/goals/delete  {measure}                  → {deleted}
 
 The record is named in the body (a note's key may hold any character). The types and ranges
-are the tools' own (``Grams``, ``RoutineName``, ``Key``, ``Text``, ``MEASUREMENT_LIMITS``) and
-so are the date rules (``rules.goal_date_refusal``); a refusal is ``{error, message}`` with the
-message in the page's language, and changes nothing. Deleting is asked on the page first."""
+are the tools' own (``Grams``, ``RoutineName``, ``Key``, ``Text``) and so are a goal's rules
+(``rules.goal_target_refusal``, ``rules.goal_date_refusal``); a refusal is ``{error, message}``
+with the message in the page's language, and changes nothing. Deleting is asked on the page
+first."""
 
 from __future__ import annotations
 
@@ -23,13 +24,14 @@ from typing import Annotated, Any, Final, TypeVar
 from fastapi import Body, FastAPI, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
 
 from surefoot import CalendarDate, Lang
 
 from ..diet import Grams, ItemId
-from ..rules import MEASUREMENT_LIMITS, goal_date_refusal
+from ..rules import goal_date_refusal, goal_target_refusal
 from ..store import GymStore
-from ..texts import number, t
+from ..texts import number
 from ..tools import Key, MeasurementField, Text
 from ..training import RoutineName
 from ._i18n import ui
@@ -47,7 +49,25 @@ _LABELS: Final = {
     "target": "goal_target",
     "by_date": "goal_by",
 }
-_TEXT_LIMITS: Final = {"name": (1, 100), "description": (0, 5000), "value": (0, 5000)}
+
+
+def _bounds(alias: Any) -> tuple[float, float]:
+    """The range a tools' type sets: a number's ``ge``/``le``, a text's lengths."""
+    found: dict[str, float] = {}
+    for rule in FieldInfo.from_annotation(alias).metadata:
+        for name in ("ge", "le", "min_length", "max_length"):
+            if getattr(rule, name, None) is not None:
+                found[name] = getattr(rule, name)
+    low = found.get("ge", found.get("min_length", 0))
+    return low, found["le"] if "le" in found else found["max_length"]
+
+
+_GRAMS: Final = _bounds(Grams)
+_TEXT_LIMITS: Final = {
+    "name": _bounds(RoutineName),
+    "description": _bounds(Text),
+    "value": _bounds(Text),
+}
 
 
 class _Request(BaseModel):
@@ -128,20 +148,20 @@ def _invalid(exc: ValidationError, lang: Lang) -> dict[str, Any]:
     """The first problem of a request, in ``lang``: which field, and what it takes."""
     loc = exc.errors()[0].get("loc", ())
     field = str(loc[0]) if loc else ""
-    label = ui(lang, _LABELS[field]) if field in _LABELS else field or "?"
+    label = ui(lang, _LABELS[field]) if field in _LABELS else ""
     if field == "grams":
         text = ui(lang, "field_invalid").format(
-            field=label, low=number(1, lang), high=number(5000, lang)
+            field=label, low=number(_GRAMS[0], lang), high=number(_GRAMS[1], lang)
         )
     elif field in _TEXT_LIMITS:
         low, high = _TEXT_LIMITS[field]
-        text = ui(lang, "text_invalid").format(field=label, low=max(low, 1), high=high)
+        text = ui(lang, "text_invalid").format(field=label, low=max(int(low), 1), high=int(high))
     elif field == "by_date":
         text = ui(lang, "bad_date")
     elif field == "target":
         text = ui(lang, "field_invalid_any").format(field=label)
     else:
-        text = ui(lang, "field_unknown").format(field=field or "?")
+        text = ui(lang, "record_request_invalid")
     return {"error": "invalid", "field": field, "message": text}
 
 
@@ -262,9 +282,11 @@ def _goal_routes(app: FastAPI, api: DataApi) -> None:
         target = current["target"] if body.target is None else body.target
         by_date = body.by_date if "by_date" in body.model_fields_set else current["by_date"]
         day = dt.date.fromisoformat(by_date) if isinstance(by_date, str) else by_date
-        refused = _goal_refusal(lang, body.measure, target, day, api.today())
+        refused = goal_target_refusal(lang, body.measure, target) or goal_date_refusal(
+            lang, day, api.today()
+        )
         if refused is not None:
-            return api.refuse(422, "invalid", refused)
+            return api.refuse(422, "invalid", refused.message)
         with store.transaction() as tx:
             saved = store.save_goal(tx, body.measure, target, day)
         return api.respond({"goal": saved})
@@ -279,21 +301,3 @@ def _goal_routes(app: FastAPI, api: DataApi) -> None:
             if not store.delete_goal(tx, body.measure):
                 return api.refuse(404, "not_found", ui(lang, "goal_gone"))
         return api.respond({"deleted": body.measure})
-
-
-def _goal_refusal(
-    lang: Lang, measure: str, target: float, by_date: dt.date | None, today: dt.date
-) -> str | None:
-    """Why ``save_goal`` would refuse this goal, in its own words (None: it would not)."""
-    low, high = MEASUREMENT_LIMITS[measure]
-    if not low <= target <= high:
-        return t(
-            lang,
-            "rule_goal_out_of_range",
-            target=number(target, lang),
-            field=t(lang, f"offline_field_{measure}"),
-            low=number(low, lang),
-            high=number(high, lang),
-        )
-    refused = goal_date_refusal(lang, by_date, today)
-    return refused.message if refused is not None else None

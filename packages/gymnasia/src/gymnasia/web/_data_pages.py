@@ -22,7 +22,7 @@ from ..diet import meal_json
 from ..texts import number, t
 from ..training import routine_json
 from ._i18n import ui
-from ._pages import PageContext, layout
+from ._pages import PageContext, delete_dialog, edit_actions, layout
 
 MEAL_DAYS: Final = 14
 """How many of the latest days with meals the meals page shows."""
@@ -34,8 +34,9 @@ def _data(value: object) -> str:
     return escape(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-def _page(ctx: PageContext, *, key: str, page: str, lead: str, content: str) -> str:
-    title = ui(ctx.lang, key)
+def _page(ctx: PageContext, page: str, content: str, *, lead: str = "") -> str:
+    """One records page, titled by its ``<page>_title`` text."""
+    title = ui(ctx.lang, f"{page}_title")
     lead_html = f'<p class="lead">{escape(lead)}</p>' if lead else ""
     body = f"""<main class="measurements-layout records-layout">
   <h1>{escape(title)}</h1>
@@ -94,23 +95,10 @@ def _dialogs(lang: Lang, api: str, fields: str, *, hint: str, delete_body: str) 
     <h2 id="edit-title"></h2>
     {hint_html}
     <div class="fields one">{fields}</div>
-    <p class="form-error" id="edit-error" role="alert" hidden></p>
-    <div class="dialog-actions">
-      <button type="button" class="button secondary" id="edit-cancel">{ui(lang, "cancel")}</button>
-      <button type="submit" class="button primary" id="edit-save">{ui(lang, "save")}</button>
-    </div>
+    {edit_actions(lang)}
   </form>
 </dialog>
-<dialog id="delete-dialog" class="dialog" aria-labelledby="delete-title"
-  data-url="/api/{api}/delete">
-  <h2 id="delete-title"></h2>
-  <p>{escape(delete_body)}</p>
-  <p class="form-error" id="delete-error" role="alert" hidden></p>
-  <div class="dialog-actions">
-    <button type="button" class="button secondary" id="delete-cancel">{ui(lang, "cancel")}</button>
-    <button type="button" class="button deny" id="delete-confirm">{ui(lang, "delete")}</button>
-  </div>
-</dialog>"""
+{delete_dialog(lang, delete_body, url=f"/api/{api}/delete")}"""
 
 
 def _empty(lang: Lang, key: str) -> str:
@@ -124,9 +112,7 @@ def notes_page(ctx: PageContext, notes: Sequence[dict[str, str]]) -> str:
     """Every memory note: key, description and content."""
     lang = ctx.lang
     if not notes:
-        return _page(
-            ctx, key="notes_title", page="notes", lead="", content=_empty(lang, "no_notes")
-        )
+        return _page(ctx, "notes", _empty(lang, "no_notes"))
     rows = []
     for note in notes:
         key = note["key"]
@@ -149,7 +135,7 @@ def notes_page(ctx: PageContext, notes: Sequence[dict[str, str]]) -> str:
     content = f'<section class="card">{_table(lang, columns, rows)}</section>' + _dialogs(
         lang, "notes", fields, hint="", delete_body=ui(lang, "delete_note_body")
     )
-    return _page(ctx, key="notes_title", page="notes", lead="", content=content)
+    return _page(ctx, "notes", content)
 
 
 # -- goals -----------------------------------------------------------------------------------
@@ -161,9 +147,7 @@ def goals_page(
     """Every goal: its measure, target, date, and the latest value measured."""
     lang = ctx.lang
     if not goals:
-        return _page(
-            ctx, key="goals_title", page="goals", lead="", content=_empty(lang, "no_goals")
-        )
+        return _page(ctx, "goals", _empty(lang, "no_goals"))
     rows = []
     for goal in goals:
         measure = goal["measure"]
@@ -205,7 +189,7 @@ def goals_page(
         delete_body=ui(lang, "delete_goal_body"),
     )
     content = f'<section class="card">{_table(lang, columns, rows)}</section>{dialogs}'
-    return _page(ctx, key="goals_title", page="goals", lead="", content=content)
+    return _page(ctx, "goals", content)
 
 
 # -- meals -----------------------------------------------------------------------------------
@@ -218,16 +202,14 @@ def meals_page(
     energy, and the day's total."""
     lang = ctx.lang
     if not days:
-        return _page(
-            ctx, key="meals_title", page="meals", lead="", content=_empty(lang, "no_meals")
-        )
+        return _page(ctx, "meals", _empty(lang, "no_meals"))
     cards = "".join(_meal_day(lang, day, entries) for day, entries in days)
     fields = _field(ui(lang, "grams"), "grams", "decimal")
     dialogs = _dialogs(
         lang, "meals", fields, hint=ui(lang, "edit_hint"), delete_body=ui(lang, "delete_meal_body")
     )
     lead = ui(lang, "meals_lead").format(days=MEAL_DAYS)
-    return _page(ctx, key="meals_title", page="meals", lead=lead, content=cards + dialogs)
+    return _page(ctx, "meals", cards + dialogs, lead=lead)
 
 
 def _meal_day(lang: Lang, day: dt.date, entries: Sequence[tuple[int, str, str, float]]) -> str:
@@ -283,8 +265,7 @@ def routines_page(ctx: PageContext, routines: Sequence[dict[str, Any]]) -> str:
     """Every routine: its name, category, and each exercise with its series."""
     lang = ctx.lang
     if not routines:
-        content = _empty(lang, "no_routines")
-        return _page(ctx, key="routines_title", page="routines", lead="", content=content)
+        return _page(ctx, "routines", _empty(lang, "no_routines"))
     rows = [_routine_row(lang, r) for r in routines]
     columns = [(ui(lang, "routine_name"), ""), (ui(lang, "exercises"), "")]
     fields = _field(ui(lang, "routine_name"), "name")
@@ -292,7 +273,7 @@ def routines_page(ctx: PageContext, routines: Sequence[dict[str, Any]]) -> str:
         lang, "routines", fields, hint="", delete_body=ui(lang, "delete_routine_body")
     )
     content = f'<section class="card">{_table(lang, columns, rows)}</section>{dialogs}'
-    return _page(ctx, key="routines_title", page="routines", lead="", content=content)
+    return _page(ctx, "routines", content)
 
 
 def _routine_row(lang: Lang, routine: dict[str, Any]) -> str:

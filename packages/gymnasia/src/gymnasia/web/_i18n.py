@@ -435,6 +435,11 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Essa meta não existe mais. Recarregue a página.",
         "en": "That goal no longer exists. Reload the page.",
     },
+    "record_request_invalid": {
+        "es": "No se ha cambiado nada: esta página está desactualizada. Recárgala.",
+        "pt": "Nada foi alterado: esta página está desatualizada. Recarregue-a.",
+        "en": "Nothing was changed: this page is out of date. Reload it.",
+    },
     "text_invalid": {
         "es": "{field}: escribe entre {low} y {high} caracteres.",
         "pt": "{field}: escreva entre {low} e {high} caracteres.",

@@ -273,16 +273,27 @@ def _dialogs(lang: Lang) -> str:
       <input type="text" name="date" inputmode="numeric" autocomplete="off"
         pattern="[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}" required></label>
     <div class="fields">{fields}</div>
-    <p class="form-error" id="edit-error" role="alert" hidden></p>
+    {edit_actions(lang)}
+  </form>
+</dialog>
+{delete_dialog(lang, ui(lang, "delete_body"))}"""
+
+
+def edit_actions(lang: Lang) -> str:
+    """The end of an edit form: where its refusal is shown, Cancel and Save."""
+    return f"""<p class="form-error" id="edit-error" role="alert" hidden></p>
     <div class="dialog-actions">
       <button type="button" class="button secondary" id="edit-cancel">{ui(lang, "cancel")}</button>
       <button type="submit" class="button primary" id="edit-save">{ui(lang, "save")}</button>
-    </div>
-  </form>
-</dialog>
-<dialog id="delete-dialog" class="dialog" aria-labelledby="delete-title">
+    </div>"""
+
+
+def delete_dialog(lang: Lang, body: str, *, url: str = "") -> str:
+    """The question app.js asks before deleting one row (``url``: the route it posts to)."""
+    data_url = f' data-url="{escape(url)}"' if url else ""
+    return f"""<dialog id="delete-dialog" class="dialog" aria-labelledby="delete-title"{data_url}>
   <h2 id="delete-title"></h2>
-  <p>{escape(ui(lang, "delete_body"))}</p>
+  <p>{escape(body)}</p>
   <p class="form-error" id="delete-error" role="alert" hidden></p>
   <div class="dialog-actions">
     <button type="button" class="button secondary" id="delete-cancel">{ui(lang, "cancel")}</button>

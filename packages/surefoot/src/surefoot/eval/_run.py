@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from .._loop import Agent
@@ -76,11 +76,6 @@ class RunRecord:
             return None
         return self.recovery_followed == self.recovery_events
 
-    @property
-    def invariants_kept(self) -> bool:
-        """Whether the run kept every invariant."""
-        return not (self.double_effects or self.false_success or self.requests_after_stop)
-
     def to_json(self) -> dict[str, Any]:
         """The log line's object."""
         data = asdict(self)
@@ -122,17 +117,12 @@ async def _harness_turn(
 
 
 def _joined(first: TurnResult, then: TurnResult) -> TurnResult:
-    usage = Usage.of([*first.usage.requests, *then.usage.requests])
-    return TurnResult(
-        conversation_id=then.conversation_id,
-        reply=then.reply,
-        reply_author=then.reply_author,
-        stop_reason=then.stop_reason,
+    """``then``, counting the requests, calls and usage of ``first`` with its own."""
+    return replace(
+        then,
         model_requests=first.model_requests + then.model_requests,
         calls=(*first.calls, *then.calls),
-        pending_confirmation=then.pending_confirmation,
-        provider_error=then.provider_error,
-        usage=usage,
+        usage=Usage.of([*first.usage.requests, *then.usage.requests]),
     )
 
 
@@ -174,6 +164,7 @@ async def run_task(
             state=world.state(),
         )
         kept = invariants(view, world.tools, world.claims_success)
+    failed = tuple(failed_checks(view))
     events = recovery_events(view.transcript) if task.recovery else []
     return RunRecord(
         task=task.id,
@@ -183,8 +174,8 @@ async def run_task(
         seed=seed,
         provider=model.provider,
         model=model.model_name,
-        success=not any(True for _ in failed_checks(view)),
-        failed=tuple(failed_checks(view)),
+        success=not failed,
+        failed=failed,
         recovery_events=len(events),
         recovery_followed=sum(events),
         double_effects=kept.double_effects,

@@ -536,6 +536,39 @@
     document.body.dataset.ready = "true";
   }
 
+  // -- the edit and delete dialogs of the measurements and records pages ---------------------
+
+  // POST a JSON body; {ok, body}, where body carries the server's words (or the network's)
+  async function post(url, payload) {
+    try {
+      const response = await fetch(url + withLang({}), {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(payload),
+        credentials: "same-origin",
+      });
+      let body = null;
+      try {
+        body = await response.json();
+      } catch (_) {
+        body = null;
+      }
+      return { ok: response.ok, body };
+    } catch (_) {
+      return { ok: false, body: { message: T.network_error } };
+    }
+  }
+
+  // what a failed post says to the person
+  function message(result) {
+    return (result.body && result.body.message) || T.server_error;
+  }
+
+  function fail(node, text) {
+    node.textContent = text;
+    node.hidden = false;
+  }
+
   // -- the measurements page: edit and delete one record --------------------------------------
 
   function measurementsPage() {
@@ -550,31 +583,6 @@
 
     function shown(value) {
       return value === null || value === undefined ? "" : String(value).replace(".", decimal);
-    }
-
-    function fail(node, message) {
-      node.textContent = message;
-      node.hidden = false;
-    }
-
-    async function post(url, payload) {
-      try {
-        const response = await fetch(url + withLang({}), {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json" },
-          body: JSON.stringify(payload),
-          credentials: "same-origin",
-        });
-        let body = null;
-        try {
-          body = await response.json();
-        } catch (_) {
-          body = null;
-        }
-        return { ok: response.ok, body };
-      } catch (_) {
-        return { ok: false, body: { message: T.network_error } };
-      }
     }
 
     function openEdit(row) {
@@ -623,7 +631,7 @@
       const result = await post(`/api/measurements/${current}/edit`, payload);
       save.disabled = false;
       if (!result.ok) {
-        fail(editError, (result.body && result.body.message) || T.server_error);
+        fail(editError, message(result));
         return;
       }
       location.reload();
@@ -646,7 +654,7 @@
       const result = await post(`/api/measurements/${current}/delete`, {});
       event.target.disabled = false;
       if (!result.ok) {
-        fail(deleteError, (result.body && result.body.message) || T.server_error);
+        fail(deleteError, message(result));
         return;
       }
       location.reload();
@@ -674,11 +682,6 @@
     const deleteError = document.getElementById("delete-error");
     const decimal = config.lang === "en" ? "." : ",";
     let row = null;
-
-    function fail(node, message) {
-      node.textContent = message;
-      node.hidden = false;
-    }
 
     function shown(input, value) {
       if (value === null || value === undefined) return "";
@@ -713,30 +716,6 @@
         }
       }
       return changed ? { payload } : { error: T.nothing_changed, input: form.elements[0] };
-    }
-
-    async function post(url, payload) {
-      try {
-        const response = await fetch(url + withLang({}), {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json" },
-          body: JSON.stringify(payload),
-          credentials: "same-origin",
-        });
-        let body = null;
-        try {
-          body = await response.json();
-        } catch (_) {
-          body = null;
-        }
-        return { ok: response.ok, body };
-      } catch (_) {
-        return { ok: false, body: { message: T.network_error } };
-      }
-    }
-
-    function message(result) {
-      return (result.body && result.body.message) || T.server_error;
     }
 
     function openEdit(chosen) {
