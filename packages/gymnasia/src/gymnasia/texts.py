@@ -372,6 +372,39 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "{what} «{value}» aparece duas vezes",
         "en": "{what} '{value}' appears twice",
     },
+    "import_not_regular": {
+        "es": "no es un archivo normal (un dispositivo, una FIFO o una carpeta); usa un archivo "
+        "que haya escrito «gymnasia export», o «-» para la entrada estándar",
+        "pt": "não é um arquivo comum (um dispositivo, uma FIFO ou uma pasta); use um arquivo "
+        "escrito por «gymnasia export», ou «-» para a entrada padrão",
+        "en": "not a regular file (a device, a FIFO or a folder); use a file 'gymnasia export' "
+        "wrote, or '-' for standard input",
+    },
+    "import_too_large": {
+        "es": "ocupa más de {mib} MiB, más de lo que puede ser una exportación; no se ha leído",
+        "pt": "tem mais de {mib} MiB, mais do que uma exportação pode ter; não foi lido",
+        "en": "it is larger than {mib} MiB, more than an export can be; it was not read",
+    },
+    "import_unknown_food": {
+        "es": "{where}: no hay ningún alimento con el id «{value}» en la tabla de alimentos",
+        "pt": "{where}: não há nenhum alimento com o id «{value}» na tabela de alimentos",
+        "en": "{where}: there is no food with the id '{value}' in the food table",
+    },
+    "import_unknown_exercise": {
+        "es": "{where}: no hay ningún ejercicio con el id «{value}» en la tabla de ejercicios",
+        "pt": "{where}: não há nenhum exercício com o id «{value}» na tabela de exercícios",
+        "en": "{where}: there is no exercise with the id '{value}' in the exercise table",
+    },
+    "import_date_in_future": {
+        "es": "{where}: {date} es posterior a hoy ({today})",
+        "pt": "{where}: {date} é depois de hoje ({today})",
+        "en": "{where}: {date} is after today ({today})",
+    },
+    "import_date_too_old": {
+        "es": "{where}: {date} es anterior a {oldest}, la fecha más antigua que se acepta",
+        "pt": "{where}: {date} é anterior a {oldest}, a data mais antiga aceita",
+        "en": "{where}: {date} is before {oldest}, the oldest date accepted",
+    },
     "import_not_empty": {
         "es": "el usuario «{user}» ya tiene datos; no se ha importado nada (--replace los "
         "sustituye por los del fichero)",

@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import re
 import sys
-from pathlib import Path
 from typing import Annotated, Any, cast, get_args
 
 import typer
@@ -16,7 +15,7 @@ from surefoot import Lang
 from surefoot.sql import Tx
 
 from .. import catalog, meals
-from ..backup import ExportError, read_export
+from ..backup import ExportError, read_export, read_source
 from ..diet import logged_meal, meal_json, totals
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
@@ -27,6 +26,7 @@ from ._base import (
     DbOpt,
     JsonOpt,
     LangOpt,
+    TodayOpt,
     UsageProblem,
     UserOpt,
     app,
@@ -45,6 +45,7 @@ from ._base import (
     parse_date,
     parse_lang,
     parse_meal,
+    parse_today,
     routines_app,
 )
 from ._output import nutrients, print_meal, write_json
@@ -356,19 +357,20 @@ def import_data(
     ] = False,
     lang: LangOpt = "es",
     user: UserOpt = "default",
+    today: TodayOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Load what 'gymnasia export' wrote into --user's data, all of it or nothing: a
-    malformed file changes nothing, and a user who already has data is refused unless
-    --replace."""
+    malformed file (or one naming an unknown food or exercise, or dated after today) changes
+    nothing, and a user who already has data is refused unless --replace. Reads at most
+    64 MiB, and only a regular file or '-'."""
     language = parse_lang(lang)
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        raise UsageProblem(t(language, "import_unreadable", file=file, reason=reason)) from None
+        text = read_source(file, language)
+    except ExportError as unreadable:
+        raise UsageProblem(unreadable.problem) from None
     try:
-        data = read_export(text, language)
+        data = read_export(text, language, parse_today(today, language))
     except ExportError as bad:
         message = t(language, "import_malformed", file=file, problem=bad.problem)
         raise UsageProblem(message) from None
