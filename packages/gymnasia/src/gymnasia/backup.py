@@ -27,7 +27,7 @@ from surefoot import CalendarDate, Lang
 from . import catalog
 from .catalog import fold
 from .meals import MealId
-from .rules import MEASUREMENT_LIMITS, date_problem, oldest_date
+from .rules import AMOUNT_LIMITS, MEASUREMENT_LIMITS, date_problem, oldest_date
 from .texts import t
 from .tools import BodyFat, Girth, Height, Key, MeasurementField, Text, Weight
 from .training import MAX_EXERCISES, RoutineCategory
@@ -68,13 +68,13 @@ class MealRow(_Strict):
     date: CalendarDate
     meal: MealId
     food_id: Id
-    grams: Annotated[float, Field(ge=1, le=5000)]
+    grams: Annotated[float, Field(ge=AMOUNT_LIMITS["grams"][0], le=AMOUNT_LIMITS["grams"][1])]
 
 
 class SeriesRow(_Strict):
-    reps: Annotated[int, Field(ge=1, le=100)]
-    weight_kg: Annotated[float, Field(ge=0, le=1000)]
-    rest_seconds: Annotated[int, Field(ge=0, le=600)]
+    reps: Annotated[int, Field(ge=AMOUNT_LIMITS["reps"][0], le=AMOUNT_LIMITS["reps"][1])]
+    weight_kg: Annotated[float, Field(ge=AMOUNT_LIMITS["load"][0], le=AMOUNT_LIMITS["load"][1])]
+    rest_seconds: Annotated[int, Field(ge=AMOUNT_LIMITS["rest"][0], le=AMOUNT_LIMITS["rest"][1])]
 
 
 class StepRow(_Strict):

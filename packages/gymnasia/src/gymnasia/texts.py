@@ -569,6 +569,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Entendo que quer {action}, mas {problem}",
         "en": "I understand you want to {action}, but {problem}",
     },
+    "offline_read_not_saved": {
+        "es": "Solo lo he consultado: no he guardado el valor que has dicho. Para guardarlo, "
+        "dímelo así: «guarda mi peso: 77,4 kg hoy».",
+        "pt": "Só consultei: não salvei o valor que você disse. Para salvá-lo, diga assim: "
+        "«salve meu peso: 77,4 kg hoje».",
+        "en": "I only looked it up: I have not saved the value you gave. To save it, say it "
+        "like 'save my weight: 77.4 kg today'.",
+    },
     "offline_nothing_written": {
         "es": "No he guardado ni cambiado nada.",
         "pt": "Não guardei nem alterei nada.",
@@ -710,6 +718,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "há várias datas ({subject}) e aqui só posso usar uma.",
         "en": "there are several dates ({subject}) and I can only use one here.",
     },
+    "offline_problem_date_vague": {
+        "es": "«{subject}» puede ser más de un día. Dime la fecha, como «ayer» o «2024-03-04».",
+        "pt": "«{subject}» pode ser mais de um dia. Diga a data, como «ontem» ou «2024-03-04».",
+        "en": "'{subject}' could be more than one day. Tell me the date, like 'yesterday' or "
+        "'2024-03-04'.",
+    },
     "offline_problem_year_missing": {
         "es": "a «{subject}» le falta el año. Escribe la fecha como AAAA-MM-DD.",
         "pt": "a «{subject}» falta o ano. Escreva a data como AAAA-MM-DD.",
@@ -840,6 +854,45 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "en «{subject}» faltan las series y repeticiones, como 3x10.",
         "pt": "em «{subject}» faltam as séries e repetições, como 3x10.",
         "en": "'{subject}' is missing its sets and reps, like 3x10.",
+    },
+    "offline_problem_multiplied": {
+        "es": "la cantidad depende de algo más ({subject}: raciones, veces o un multiplicador) y "
+        "no la calculo por ti. Dime el total en gramos, como «300 g de arroz».",
+        "pt": "a quantidade depende de algo a mais ({subject}: porções, vezes ou um "
+        "multiplicador) e não faço essa conta por você. Diga o total em gramas, como «300 g de "
+        "arroz».",
+        "en": "the amount depends on something more ({subject}: servings, times or a multiplier) "
+        "and I don't work it out for you. Tell me the total in grams, like '300 g of rice'.",
+    },
+    "offline_problem_partial": {
+        "es": "solo comiste una parte y no calculo cuánto fue. Dime los gramos que comiste, como "
+        "«75 g de arroz».",
+        "pt": "você comeu só uma parte e não calculo quanto foi. Diga os gramas que comeu, como "
+        "«75 g de arroz».",
+        "en": "you ate only part of it and I don't work out how much. Tell me the grams you ate, "
+        "like '75 g of rice'.",
+    },
+    "offline_problem_not_yours_meal": {
+        "es": "parece la comida de otra persona, y tu diario es solo tuyo. Dime lo que comiste tú.",
+        "pt": "parece a refeição de outra pessoa, e o seu diário é só seu. Diga o que você comeu.",
+        "en": "that looks like someone else's meal, and your diary is only yours. Tell me what "
+        "you ate.",
+    },
+    "offline_problem_load_qualified": {
+        "es": "en «{subject}» la carga es por lado, por mano o con o sin la barra, y no la "
+        "convierto en un total. Dime la carga total, como «con 60 kg».",
+        "pt": "em «{subject}» a carga é por lado, por mão ou com ou sem a barra, e não a "
+        "converto em um total. Diga a carga total, como «com 60 kg».",
+        "en": "in '{subject}' the load is per side, per hand or with or without the bar, and I "
+        "don't turn it into a total. Tell me the total load, like 'with 60 kg'.",
+    },
+    "offline_problem_number_extra": {
+        "es": "no sé qué es «{subject}» (¿dos mancuernas, otra serie?). Dime cada ejercicio como "
+        "«3x10 con 60 kg, descanso 90 s», con la carga total.",
+        "pt": "não sei o que é «{subject}» (dois halteres, outra série?). Diga cada exercício "
+        "como «3x10 com 60 kg, descanso 90 s», com a carga total.",
+        "en": "I don't know what '{subject}' is (two dumbbells, another set?). Give each "
+        "exercise like '3x10 with 60 kg, rest 90 s', with the total load.",
     },
     "offline_problem_load_missing": {
         "es": "en «{subject}» falta la carga, como «con 60 kg» o «peso corporal».",
@@ -1481,7 +1534,41 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     # -- the rules that guard the data (rules.py) -------------------------------------------
     "rule_record_measurement": {"es": "una medición", "pt": "uma medição", "en": "a measurement"},
+    "confirm_clear_fields": {
+        "es": "¿Borrar {values} del registro del {date}?",
+        "pt": "Apagar {values} do registro de {date}?",
+        "en": "Delete {values} from the record of {date}?",
+    },
     "rule_record_meal": {"es": "una comida", "pt": "uma refeição", "en": "a meal"},
+    "cli_date_in_future": {
+        "es": "{date} es posterior a hoy ({today}) y {what} no puede tener una fecha futura; no "
+        "se ha guardado nada",
+        "pt": "{date} é depois de hoje ({today}) e {what} não pode ter uma data futura; nada foi "
+        "salvo",
+        "en": "{date} is after today ({today}) and {what} cannot have a future date; nothing was "
+        "saved",
+    },
+    "cli_date_too_old": {
+        "es": "{date} es anterior a {oldest} (más de {years} años antes de hoy) y {what} no puede "
+        "tener una fecha tan antigua; no se ha guardado nada",
+        "pt": "{date} é anterior a {oldest} (mais de {years} anos antes de hoje) e {what} não "
+        "pode ter uma data tão antiga; nada foi salvo",
+        "en": "{date} is before {oldest} (more than {years} years before today) and {what} "
+        "cannot be dated that far back; nothing was saved",
+    },
+    "cli_unlikely_refused": {
+        "es": "no se ha guardado nada, porque hay que confirmarlo: {question} Si es correcto, "
+        "repite la orden con --yes.",
+        "pt": "nada foi salvo, porque é preciso confirmar: {question} Se estiver certo, repita o "
+        "comando com --yes.",
+        "en": "nothing was saved, because it needs a confirmation: {question} If it is right, "
+        "run the command again with --yes.",
+    },
+    "cli_not_saved": {
+        "es": "no se ha guardado nada",
+        "pt": "nada foi salvo",
+        "en": "nothing was saved",
+    },
     "rule_date_in_future": {
         "es": "No se ha guardado nada: {date} es posterior a hoy ({today}) y {what} no puede "
         "tener una fecha futura. Usa la fecha en que ocurrió, hoy o antes; si la persona no la "
@@ -1532,6 +1619,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "rule_today": {"es": "hoy", "pt": "hoje", "en": "today"},
     "rule_yesterday": {"es": "ayer", "pt": "ontem", "en": "yesterday"},
+    "rule_on_date": {"es": "el {date}", "pt": "em {date}", "en": "on {date}"},
     "rule_for_date": {"es": "el {date}", "pt": "{date}", "en": "{date}"},
     # -- goals ------------------------------------------------------------------------------
     "goal_described": {
