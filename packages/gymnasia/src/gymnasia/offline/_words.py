@@ -205,7 +205,8 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
             "|la mayor parte|a maior parte|un poco de|um pouco de|a bit of|a little of"
             "|solo un poco|so um pouco"
             "|only a bit|sobras|leftovers|resto de|the rest of|nao terminei|no me lo termine"
-            "|didn't finish|did not finish"
+            "|didn't finish|did not finish|comparti|compartimos|compartido|compartilhei"
+            "|compartilhamos|dividi|dividimos|shared|split|sharing|left half|dejé la mitad"
         ),
     ),
     (
