@@ -181,7 +181,8 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
             "|crianca|criancas|menino|menina|sobrino|sobrina|sobrinho|sobrinha|parceiro|parceira"
             "|esposo|suegra|suegro|sogra|sogro|we|us|nosotros|nosotras|nos comimos|comimos"
             "|cenamos|almorzamos|desayunamos|comemos juntos|jantamos|almocamos|ellos|ellas|eles"
-            "|elas|they|them|for him|for her|para ella|para ele|para ela"
+            "|elas|they|them|for him|for her|para ella|para ele|para ela|familia|family"
+            "|everyone|everybody|invitados|convidados|guests|para todos|for all of us"
         ),
     ),
     (
