@@ -402,3 +402,22 @@ def test_the_date_rules_follow_today(gymnasia: Any, sqlite_url: str, tmp_path: P
     assert "measurements[1].date: 2020-01-02 es posterior a hoy (2020-01-01)" in early.err
     later = gymnasia("import", str(backup_file), "--db", target, "--today", "2020-01-02")
     assert later.code == 0, later
+
+
+def test_undecodable_standard_input_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Standard input that cannot be decoded is refused in one line, with no database made."""
+
+    class Undecodable(io.StringIO):
+        def read(self, size: int | None = -1) -> str:
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    target = tmp_path / "g.db"
+    monkeypatch.setattr(sys, "argv", ["gymnasia", "import", "-", "--db", str(target)])
+    monkeypatch.setattr(sys, "stdin", Undecodable())
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == "gymnasia: no se puede leer -: UnicodeDecodeError\n"
+    assert not target.exists()

@@ -134,7 +134,10 @@ def read_source(file: str, lang: Lang) -> str:
     """The text of ``file`` (``-``: standard input), read with a bound; raises ``ExportError``
     (an ``import_unreadable`` line) for a file that is not regular, too large, or unreadable."""
     if file == "-":
-        return _bounded(sys.stdin.read(MAX_IMPORT_BYTES + 1), file, lang)
+        try:
+            return _bounded(sys.stdin.read(MAX_IMPORT_BYTES + 1), file, lang)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _unreadable(lang, file, type(exc).__name__) from None
     try:
         handle = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
