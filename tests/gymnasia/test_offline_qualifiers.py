@@ -82,6 +82,7 @@ def test_a_routine_load_that_is_not_a_total_is_asked(lang: str, load: str, probl
         ("pt", "Salve meu peso de hoje: cento e dez quilos", 110.0),
         ("en", "Save my weight today: seventy-seven point four kg", 77.4),
         ("en", "Save my weight today: one hundred and five kilos", 105.0),
+        ("en", "Save my weight today: a hundred and five kilos", 105.0),
     ],
 )
 def test_numbers_in_words_are_read_whole(lang: str, text: str, kg: float) -> None:
@@ -95,6 +96,7 @@ def test_numbers_in_words_are_read_whole(lang: str, text: str, kg: float) -> Non
         ("es", "Guarda mi peso de hoy: setenta siete kg"),  # no "y" between tens and units
         ("es", "Guarda mi peso de hoy: diez con sesenta kg"),  # "con" takes one digit
         ("en", "Save my weight today: one kg"),  # a lone "one" stays a word
+        ("en", "Save my weight today: hundred and seventy pounds"),  # not "seventy"
     ],
 )
 def test_malformed_numbers_in_words_are_not_guessed(lang: str, text: str) -> None:

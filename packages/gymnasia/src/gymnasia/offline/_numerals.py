@@ -5,7 +5,9 @@ A run of number words becomes a number only when it is well formed in its langua
 before units, "y"/"e"/"and" where the language puts it); a lone "un", "una", "um", "uma" or
 "one" stays a word (it is an article far more often than a count). A decimal part follows
 "coma", "punto", "vírgula", "ponto" or "point" as digits ("point two five"), or "con" as one
-digit ("setenta y siete con cuatro"), so "diez con sesenta kilos" is not 10.6.
+digit ("setenta y siete con cuatro"), so "diez con sesenta kilos" is not 10.6. A run next to
+a number word it could not take ("setenta siete", "hundred and fifty" without its "a") is
+malformed: the parser asks rather than read a part of it.
 """
 
 from __future__ import annotations
@@ -128,6 +130,24 @@ def _parts(token: Token) -> list[str] | None:
     return token.norm.split("-")
 
 
+def _scaled(tokens: Sequence[Token], at: int) -> list[str] | None:
+    """The words of token ``at``, with English "a"/"an" read as "one" before "hundred" or
+    "thousand" ("a hundred and fifty")."""
+    parts = _parts(tokens[at])
+    following = _parts(tokens[at + 1]) if at + 1 < len(tokens) else None
+    if parts in (["a"], ["an"]) and following in (["hundred"], ["thousand"]):
+        return ["one"]
+    return parts
+
+
+def _number_word(tokens: Sequence[Token], at: int, lang: str) -> bool:
+    """Whether token ``at`` (past a "y"/"e"/"and") is a number word of ``lang``."""
+    if 0 <= at < len(tokens) and (_parts(tokens[at]) or [""])[0] in _AND[lang]:
+        at += 1 if at + 1 < len(tokens) else 0
+    parts = _parts(tokens[at]) if 0 <= at < len(tokens) else None
+    return bool(parts) and all(p in _TABLES[lang] for p in parts or [])
+
+
 def spell_numbers(tokens: Sequence[Token], lang: str | None) -> list[Token]:
     """``tokens`` with each well-formed run of number words replaced by one ``Number``."""
     if lang not in _TABLES:
@@ -143,9 +163,21 @@ def spell_numbers(tokens: Sequence[Token], lang: str | None) -> list[Token]:
         end, value = read
         first, last = tokens[at], tokens[end - 1]
         text = " ".join(t.text for t in tokens[at:end])
-        out.append(Number(text, first.start, last.end, value))
+        if _number_word(tokens, end, lang) or _stranded_before(tokens, at, lang):
+            out.append(Number(text, first.start, last.end, None, "malformed"))
+        else:
+            out.append(Number(text, first.start, last.end, value))
         at = end
     return out
+
+
+def _stranded_before(tokens: Sequence[Token], at: int, lang: str) -> bool:
+    """Whether a number word that no run took comes right before ``at`` ("hundred and
+    fifty" without its "a": the fifty is not the number meant)."""
+    before = at - 1
+    if before >= 0 and (_parts(tokens[before]) or [""])[0] in _AND[lang]:
+        before -= 1
+    return before >= 0 and _number_word(tokens, before, lang)
 
 
 def _integer(tokens: Sequence[Token], at: int, lang: str) -> tuple[int, int, int] | None:
@@ -154,7 +186,7 @@ def _integer(tokens: Sequence[Token], at: int, lang: str) -> tuple[int, int, int
     run, end, words, joined = _Run(), at, 0, False
     i = at
     while i < len(tokens):
-        parts = _parts(tokens[i])
+        parts = _scaled(tokens, i) if lang == "en" else _parts(tokens[i])
         if parts is None:
             break
         if len(parts) == 1 and parts[0] in joins and words:
