@@ -7,6 +7,7 @@ error contract are those a person sees; two tests run the real entry point in a 
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import os
 import subprocess
@@ -391,3 +392,132 @@ def test_writes_state_is_checked_in_the_users_language(gymnasia: Any, sqlite_url
     run = gymnasia("writes", "--state", "bogus", "--lang", "pt", "--db", sqlite_url)
     assert run.code == 2
     assert "valor inválido «bogus» para --state" in run.err
+
+
+# -- the data rules (gymnasia.rules) on the data commands ----------------------------------------
+
+
+class _Terminal(io.StringIO):
+    """A standard input that is a terminal, with the person's answer typed in."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ("measurements", "add", "2024-03-11", "--weight-kg", "80"),
+            (
+                "gymnasia: 2024-03-11 es posterior a hoy (2024-03-10) y una medición no puede "
+                "tener una fecha futura; no se ha guardado nada"
+            ),
+        ),
+        (
+            ("measurements", "add", "1900-01-01", "--weight-kg", "80", "--lang", "en"),
+            (
+                "gymnasia: 1900-01-01 is before 1924-03-10 (more than 100 years before today) "
+                "and a measurement cannot be dated that far back; nothing was saved"
+            ),
+        ),
+        (
+            ("meals", "add", "2024-03-11", "lunch", "olive_oil", "10", "--lang", "pt"),
+            (
+                "gymnasia: 2024-03-11 é depois de hoje (2024-03-10) e uma refeição não pode ter "
+                "uma data futura; nada foi salvo"
+            ),
+        ),
+        (
+            ("meals", "add", "1900-01-01", "lunch", "olive_oil", "10"),
+            (
+                "gymnasia: 1900-01-01 es anterior a 1924-03-10 (más de 100 años antes de hoy) y "
+                "una comida no puede tener una fecha tan antigua; no se ha guardado nada"
+            ),
+        ),
+        (
+            ("meals", "edit", "1", "--date", "2030-01-01"),
+            (
+                "gymnasia: 2030-01-01 es posterior a hoy (2024-03-10) y una comida no puede "
+                "tener una fecha futura; no se ha guardado nada"
+            ),
+        ),
+    ],
+)
+def test_a_date_the_rules_refuse_is_one_line_and_saves_nothing(
+    gymnasia: Any, db: str, args: tuple[str, ...], line: str
+) -> None:
+    """A future date or one more than a century back is refused by measurements add and
+    meals add/edit as by the tools, against --today, in the person's language."""
+    before = _items(db)
+    run = gymnasia(*args, "--db", db, "--today", "2024-03-10")
+    assert _one_line_error(run) == line
+    assert _items(db) == before
+    listed = gymnasia("measurements", "list", "--db", db, "--json")
+    assert listed.json() == []
+
+
+def _weights(url: str) -> dict[str, float]:
+    database = open_database(url, create=False)
+    rows = database.query("SELECT date, weight_kg FROM gym_measurements ORDER BY date")
+    database.close()
+    return {str(r[0]): float(r[1]) for r in rows}
+
+
+def test_an_unlikely_jump_is_refused_off_a_terminal_with_the_facts(gymnasia: Any, db: str) -> None:
+    """220 kg a day after 76 kg: without a terminal to ask on, the command saves nothing and
+    says why, with the last record and the flag that saves it anyway; --yes saves it."""
+    gymnasia("measurements", "add", "2024-03-09", "--weight-kg", "76", "--db", db)
+    run = gymnasia(
+        "measurements", "add", "2024-03-10", "--weight-kg", "220", "--db", db,
+        "--today", "2024-03-10", "--lang", "en",
+    )  # fmt: skip
+    assert _one_line_error(run) == (
+        "gymnasia: nothing was saved, because it needs a confirmation: Save weight 220 kg for "
+        "today? Last weight record: 76 kg (yesterday). If it is right, run the command again "
+        "with --yes."
+    )
+    assert _weights(db) == {"2024-03-09": 76.0}
+    sure = gymnasia(
+        "measurements", "add", "2024-03-10", "--weight-kg", "220", "--db", db,
+        "--today", "2024-03-10", "--yes",
+    )  # fmt: skip
+    assert sure.code == 0, sure
+    assert _weights(db) == {"2024-03-09": 76.0, "2024-03-10": 220.0}
+
+
+@pytest.mark.parametrize(("answer", "saved"), [("s\n", True), ("n\n", False)])
+def test_an_unlikely_value_is_asked_on_a_terminal(
+    gymnasia: Any, db: str, monkeypatch: pytest.MonkeyPatch, answer: str, saved: bool
+) -> None:
+    """On a terminal the person is asked, with the facts; their yes saves, anything else does
+    not (exit 1); an edit that moves a record far from its neighbour is asked the same way."""
+    gymnasia("measurements", "add", "2024-03-09", "--weight-kg", "76", "--db", db)
+    monkeypatch.setattr(sys, "stdin", _Terminal(answer))
+    run = gymnasia(
+        "measurements", "add", "2024-03-10", "--weight-kg", "120", "--db", db,
+        "--today", "2024-03-10",
+    )  # fmt: skip
+    assert "¿Guardar peso 120 kg para hoy? Último registro de peso: 76 kg (ayer)." in run.err
+    assert run.code == (0 if saved else 1), run
+    expected = {"2024-03-09": 76.0, **({"2024-03-10": 120.0} if saved else {})}
+    assert _weights(db) == expected
+    monkeypatch.setattr(sys, "stdin", _Terminal("n\n"))
+    edit = gymnasia(
+        "measurements", "edit", "2024-03-09", "--weight-kg", "250", "--db", db,
+        "--today", "2024-03-10",
+    )  # fmt: skip
+    assert edit.code == 1
+    assert "250 kg" in edit.err
+    assert _weights(db) == expected
+
+
+def test_a_likely_value_is_saved_without_a_question(gymnasia: Any, db: str) -> None:
+    """76.4 kg a day after 76 kg is saved at once, with no question and no --yes."""
+    gymnasia("measurements", "add", "2024-03-09", "--weight-kg", "76", "--db", db)
+    run = gymnasia(
+        "measurements", "add", "2024-03-10", "--weight-kg", "76,4", "--db", db,
+        "--today", "2024-03-10",
+    )  # fmt: skip
+    assert (run.code, run.err) == (0, "")
+    assert _weights(db) == {"2024-03-09": 76.0, "2024-03-10": 76.4}

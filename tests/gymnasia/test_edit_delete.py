@@ -159,10 +159,10 @@ def test_edit_measurement_schema_has_every_field(coach: Harness) -> None:
 
 
 def test_edit_measurement_replaces_clears_and_keeps(coach: Harness) -> None:
-    """Given fields replace, cleared fields empty, the rest is kept; returned as saved."""
-    saved = coach.ok(
-        "edit_measurement", {"date": DAY, "weight_kg": 79.9, "neck_cm": 38.0, "clear": ["waist_cm"]}
-    )
+    """Given fields replace, cleared fields empty (after the person's yes), the rest is kept;
+    returned as saved."""
+    arguments = {"date": DAY, "weight_kg": 79.9, "neck_cm": 38.0, "clear": ["waist_cm"]}
+    saved = coach.ok("edit_measurement", arguments, decision=True)
     assert (saved["weight_kg"], saved["neck_cm"], saved["waist_cm"]) == (79.9, 38.0, None)
     assert coach.store.read_measurement(dt.date(2020, 1, 2)) == saved
 
@@ -828,7 +828,7 @@ def test_measurements_edit_mistakes_change_nothing(
 
 
 def test_measurements_edit_onto_a_taken_date(gymnasia: Any, cli_db: str) -> None:
-    gymnasia("measurements", "add", "2020-01-03", "--weight-kg", "70", "--db", cli_db)
+    gymnasia("measurements", "add", "2020-01-03", "--weight-kg", "70", "--db", cli_db, "--yes")
     run = gymnasia(
         "measurements", "edit", DAY, "--new-date", "2020-01-03", "--db", cli_db, "--lang", "en"
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from gymnasia import backup
 from gymnasia.cli import main
 from gymnasia.store import USER_TABLES, GymStore
 from surefoot import open_database
@@ -185,6 +186,14 @@ MALFORMED: list[tuple[str, Callable[[dict[str, Any]], Any], str]] = [
     ("a date twice", _mutate(["measurements", 0, "date"], "2020-01-02"), "2020-01-02"),
     ("a key twice", _mutate(["memory", 0, "key"], "objetivo"), "objetivo"),
     ("a routine twice", _mutate(["routines", 1, "name"], "PIERNA FUERTE"), "PIERNA FUERTE"),
+    ("an unknown food", _mutate(["meals", 1, "food_id"], "../../etc/passwd"), "meals[1].food_id"),
+    (
+        "an unknown exercise",
+        _mutate(["routines", 0, "exercises", 1, "exercise_id"], "flying_kick"),
+        "routines[0].exercises[1].exercise_id",
+    ),
+    ("a future date", _mutate(["measurements", 1, "date"], "2999-01-01"), "2999-01-01"),
+    ("a date a century old", _mutate(["meals", 2, "date"], "1900-01-01"), "meals[2].date"),
 ]
 
 
@@ -307,3 +316,108 @@ def test_the_real_entry_point_round_trips(tmp_path: Path, sqlite_url: str) -> No
     assert real("export", "--db", target).stdout == exported
     bad = real("import", "-", "--db", str(tmp_path / "other.db"), stdin="[1, 2]")
     assert (bad.returncode, bad.stdout, len(bad.stderr.splitlines())) == (2, "", 1)
+
+
+def _refused_unread(run: Run, reason: str, target: Path) -> None:
+    """One line naming the file and the reason, exit 2, and no database created."""
+    assert (run.code, run.out) == (2, ""), run
+    assert len(run.err.splitlines()) == 1
+    assert reason in run.err
+    assert not target.exists()
+
+
+def test_a_device_is_refused_without_reading_it(gymnasia: Any, tmp_path: Path) -> None:
+    """`import /dev/zero` stops at once (it used to read until memory ran out)."""
+    target = tmp_path / "g.db"
+    run = gymnasia("import", "/dev/zero", "--db", str(target), "--lang", "en")
+    _refused_unread(run, "cannot read /dev/zero: not a regular file", target)
+
+
+def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
+    """A FIFO nobody writes to is refused at once, by the real entry point (a timeout fails the
+    test instead of hanging it)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "gymnasia", "import", str(fifo), "--db", str(tmp_path / "g.db")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"gymnasia: no se puede leer {fifo}: no es un archivo normal (un dispositivo, una FIFO o "
+        "una carpeta); usa un archivo que haya escrito «gymnasia export», o «-» para la entrada "
+        "estándar\n"
+    )
+
+
+def test_an_oversized_file_is_refused_before_reading(gymnasia: Any, tmp_path: Path) -> None:
+    """A file over the 64 MiB bound (sparse: nothing is written to disk) is refused by its
+    size; so is a folder."""
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.truncate(backup.MAX_IMPORT_BYTES + 1)
+    target = tmp_path / "g.db"
+    run = gymnasia("import", str(big), "--db", str(target), "--lang", "pt")
+    _refused_unread(run, "tem mais de 64 MiB, mais do que uma exportação pode ter", target)
+    folder = gymnasia("import", str(tmp_path), "--db", str(target), "--lang", "en")
+    _refused_unread(folder, "not a regular file", target)
+
+
+def test_oversized_standard_input_is_cut_at_the_bound(
+    gymnasia: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'-' reads at most the bound (one character more tells it is too large), then refuses."""
+    monkeypatch.setattr(backup, "MAX_IMPORT_BYTES", 1024)
+    read: list[int] = []
+
+    class Endless(io.StringIO):
+        def read(self, size: int | None = -1) -> str:
+            read.append(-1 if size is None else size)
+            return " " * (2048 if size is None or size < 0 else size)
+
+    target = tmp_path / "g.db"
+    monkeypatch.setattr(sys, "argv", ["gymnasia", "import", "-", "--db", str(target)])
+    monkeypatch.setattr(sys, "stdin", Endless())
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    assert read == [1025]
+    assert not target.exists()
+
+
+def test_the_date_rules_follow_today(gymnasia: Any, sqlite_url: str, tmp_path: Path) -> None:
+    """The export's dates are checked against --today: the same file is refused when a record
+    is after it, and imported when today is later."""
+    _fill(sqlite_url)
+    backup_file = tmp_path / "b.json"
+    backup_file.write_text(_export(gymnasia, sqlite_url), encoding="utf-8")
+    target = str(tmp_path / "copy.db")
+    early = gymnasia("import", str(backup_file), "--db", target, "--today", "2020-01-01")
+    assert early.code == 2
+    assert "measurements[1].date: 2020-01-02 es posterior a hoy (2020-01-01)" in early.err
+    later = gymnasia("import", str(backup_file), "--db", target, "--today", "2020-01-02")
+    assert later.code == 0, later
+
+
+def test_undecodable_standard_input_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Standard input that cannot be decoded is refused in one line, with no database made."""
+
+    class Undecodable(io.StringIO):
+        def read(self, size: int | None = -1) -> str:
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    target = tmp_path / "g.db"
+    monkeypatch.setattr(sys, "argv", ["gymnasia", "import", "-", "--db", str(target)])
+    monkeypatch.setattr(sys, "stdin", Undecodable())
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == "gymnasia: no se puede leer -: UnicodeDecodeError\n"
+    assert not target.exists()

@@ -29,7 +29,7 @@ from surefoot.sql import Tx
 
 from . import catalog, meals
 from .faults import Faults
-from .rules import date_refusal
+from .rules import AMOUNT_LIMITS, date_refusal
 from .store import GymStore
 from .texts import t
 
@@ -55,7 +55,7 @@ Meal = Annotated[
 ]
 FoodId = Annotated[str, Field(min_length=1, max_length=100, description="From search_foods")]
 ItemId = Annotated[int, Field(ge=1, description="From read_meal")]
-Grams = Annotated[float, Field(ge=1, le=5000)]
+Grams = Annotated[float, Field(ge=AMOUNT_LIMITS["grams"][0], le=AMOUNT_LIMITS["grams"][1])]
 Query = Annotated[str, Field(min_length=1, max_length=100, description="Name words, any language")]
 MaxCalories = Annotated[float, Field(ge=0, le=1000, description="At most, kcal per 100 g")]
 MinProtein = Annotated[float, Field(ge=0, le=100, description="At least, g per 100 g")]

@@ -51,6 +51,18 @@ USUAL: Final[dict[str, tuple[float, float]]] = {
 """Where almost every adult's value lies: a first value outside it is asked about."""
 assert tuple(USUAL) == MEASUREMENT_FIELDS
 
+AMOUNT_LIMITS: Final[dict[str, tuple[float, float]]] = {
+    "grams": (1, 5000),
+    "sets": (1, 20),
+    "reps": (1, 100),
+    "load": (0, 1000),
+    "rest": (0, 600),
+    "max_calories": (0, 1000),
+    "min_protein": (0, 100),
+}
+"""The accepted range of the other amounts: grams of one logged food, series per exercise,
+reps, load (kg) and rest (s) of a series, and the food search's limits (per 100 g)."""
+
 MAX_YEARS_BACK: Final = 100
 """How far before today a record may be dated (a century: no one's own log is older)."""
 

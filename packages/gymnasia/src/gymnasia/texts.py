@@ -376,6 +376,39 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "{what} «{value}» aparece duas vezes",
         "en": "{what} '{value}' appears twice",
     },
+    "import_not_regular": {
+        "es": "no es un archivo normal (un dispositivo, una FIFO o una carpeta); usa un archivo "
+        "que haya escrito «gymnasia export», o «-» para la entrada estándar",
+        "pt": "não é um arquivo comum (um dispositivo, uma FIFO ou uma pasta); use um arquivo "
+        "escrito por «gymnasia export», ou «-» para a entrada padrão",
+        "en": "not a regular file (a device, a FIFO or a folder); use a file 'gymnasia export' "
+        "wrote, or '-' for standard input",
+    },
+    "import_too_large": {
+        "es": "ocupa más de {mib} MiB, más de lo que puede ser una exportación; no se ha leído",
+        "pt": "tem mais de {mib} MiB, mais do que uma exportação pode ter; não foi lido",
+        "en": "it is larger than {mib} MiB, more than an export can be; it was not read",
+    },
+    "import_unknown_food": {
+        "es": "{where}: no hay ningún alimento con el id «{value}» en la tabla de alimentos",
+        "pt": "{where}: não há nenhum alimento com o id «{value}» na tabela de alimentos",
+        "en": "{where}: there is no food with the id '{value}' in the food table",
+    },
+    "import_unknown_exercise": {
+        "es": "{where}: no hay ningún ejercicio con el id «{value}» en la tabla de ejercicios",
+        "pt": "{where}: não há nenhum exercício com o id «{value}» na tabela de exercícios",
+        "en": "{where}: there is no exercise with the id '{value}' in the exercise table",
+    },
+    "import_date_in_future": {
+        "es": "{where}: {date} es posterior a hoy ({today})",
+        "pt": "{where}: {date} é depois de hoje ({today})",
+        "en": "{where}: {date} is after today ({today})",
+    },
+    "import_date_too_old": {
+        "es": "{where}: {date} es anterior a {oldest}, la fecha más antigua que se acepta",
+        "pt": "{where}: {date} é anterior a {oldest}, a data mais antiga aceita",
+        "en": "{where}: {date} is before {oldest}, the oldest date accepted",
+    },
     "import_not_empty": {
         "es": "el usuario «{user}» ya tiene datos; no se ha importado nada (--replace los "
         "sustituye por los del fichero)",
@@ -540,6 +573,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Entendo que quer {action}, mas {problem}",
         "en": "I understand you want to {action}, but {problem}",
     },
+    "offline_read_not_saved": {
+        "es": "Solo lo he consultado: no he guardado el valor que has dicho. Para guardarlo, "
+        "dímelo así: «guarda mi peso: 77,4 kg hoy».",
+        "pt": "Só consultei: não salvei o valor que você disse. Para salvá-lo, diga assim: "
+        "«salve meu peso: 77,4 kg hoje».",
+        "en": "I only looked it up: I have not saved the value you gave. To save it, say it "
+        "like 'save my weight: 77.4 kg today'.",
+    },
     "offline_nothing_written": {
         "es": "No he guardado ni cambiado nada.",
         "pt": "Não salvei nem alterei nada.",
@@ -681,6 +722,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "há várias datas ({subject}) e aqui só posso usar uma.",
         "en": "there are several dates ({subject}) and I can only use one here.",
     },
+    "offline_problem_date_vague": {
+        "es": "«{subject}» puede ser más de un día. Dime la fecha, como «ayer» o «2024-03-04».",
+        "pt": "«{subject}» pode ser mais de um dia. Diga a data, como «ontem» ou «2024-03-04».",
+        "en": "'{subject}' could be more than one day. Tell me the date, like 'yesterday' or "
+        "'2024-03-04'.",
+    },
     "offline_problem_year_missing": {
         "es": "a «{subject}» le falta el año. Escribe la fecha como AAAA-MM-DD.",
         "pt": "a «{subject}» falta o ano. Escreva a data como AAAA-MM-DD.",
@@ -811,6 +858,45 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "en «{subject}» faltan las series y repeticiones, como 3x10.",
         "pt": "em «{subject}» faltam as séries e repetições, como 3x10.",
         "en": "'{subject}' is missing its sets and reps, like 3x10.",
+    },
+    "offline_problem_multiplied": {
+        "es": "la cantidad depende de algo más ({subject}: raciones, veces o un multiplicador) y "
+        "no la calculo por ti. Dime el total en gramos, como «300 g de arroz».",
+        "pt": "a quantidade depende de algo a mais ({subject}: porções, vezes ou um "
+        "multiplicador) e não faço essa conta por você. Diga o total em gramas, como «300 g de "
+        "arroz».",
+        "en": "the amount depends on something more ({subject}: servings, times or a multiplier) "
+        "and I don't work it out for you. Tell me the total in grams, like '300 g of rice'.",
+    },
+    "offline_problem_partial": {
+        "es": "solo comiste una parte y no calculo cuánto fue. Dime los gramos que comiste, como "
+        "«75 g de arroz».",
+        "pt": "você comeu só uma parte e não calculo quanto foi. Diga os gramas que comeu, como "
+        "«75 g de arroz».",
+        "en": "you ate only part of it and I don't work out how much. Tell me the grams you ate, "
+        "like '75 g of rice'.",
+    },
+    "offline_problem_not_yours_meal": {
+        "es": "parece la comida de otra persona, y tu diario es solo tuyo. Dime lo que comiste tú.",
+        "pt": "parece a refeição de outra pessoa, e o seu diário é só seu. Diga o que você comeu.",
+        "en": "that looks like someone else's meal, and your diary is only yours. Tell me what "
+        "you ate.",
+    },
+    "offline_problem_load_qualified": {
+        "es": "en «{subject}» la carga es por lado, por mano o con o sin la barra, y no la "
+        "convierto en un total. Dime la carga total, como «con 60 kg».",
+        "pt": "em «{subject}» a carga é por lado, por mão ou com ou sem a barra, e não a "
+        "converto em um total. Diga a carga total, como «com 60 kg».",
+        "en": "in '{subject}' the load is per side, per hand or with or without the bar, and I "
+        "don't turn it into a total. Tell me the total load, like 'with 60 kg'.",
+    },
+    "offline_problem_number_extra": {
+        "es": "no sé qué es «{subject}» (¿dos mancuernas, otra serie?). Dime cada ejercicio como "
+        "«3x10 con 60 kg, descanso 90 s», con la carga total.",
+        "pt": "não sei o que é «{subject}» (dois halteres, outra série?). Diga cada exercício "
+        "como «3x10 com 60 kg, descanso 90 s», com a carga total.",
+        "en": "I don't know what '{subject}' is (two dumbbells, another set?). Give each "
+        "exercise like '3x10 with 60 kg, rest 90 s', with the total load.",
     },
     "offline_problem_load_missing": {
         "es": "en «{subject}» falta la carga, como «con 60 kg» o «peso corporal».",
@@ -1568,7 +1654,41 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     # -- the rules that guard the data (rules.py) -------------------------------------------
     "rule_record_measurement": {"es": "una medición", "pt": "uma medição", "en": "a measurement"},
+    "confirm_clear_fields": {
+        "es": "¿Borrar {values} del registro del {date}?",
+        "pt": "Apagar {values} do registro de {date}?",
+        "en": "Delete {values} from the record of {date}?",
+    },
     "rule_record_meal": {"es": "una comida", "pt": "uma refeição", "en": "a meal"},
+    "cli_date_in_future": {
+        "es": "{date} es posterior a hoy ({today}) y {what} no puede tener una fecha futura; no "
+        "se ha guardado nada",
+        "pt": "{date} é depois de hoje ({today}) e {what} não pode ter uma data futura; nada foi "
+        "salvo",
+        "en": "{date} is after today ({today}) and {what} cannot have a future date; nothing was "
+        "saved",
+    },
+    "cli_date_too_old": {
+        "es": "{date} es anterior a {oldest} (más de {years} años antes de hoy) y {what} no puede "
+        "tener una fecha tan antigua; no se ha guardado nada",
+        "pt": "{date} é anterior a {oldest} (mais de {years} anos antes de hoje) e {what} não "
+        "pode ter uma data tão antiga; nada foi salvo",
+        "en": "{date} is before {oldest} (more than {years} years before today) and {what} "
+        "cannot be dated that far back; nothing was saved",
+    },
+    "cli_unlikely_refused": {
+        "es": "no se ha guardado nada, porque hay que confirmarlo: {question} Si es correcto, "
+        "repite la orden con --yes.",
+        "pt": "nada foi salvo, porque é preciso confirmar: {question} Se estiver certo, repita o "
+        "comando com --yes.",
+        "en": "nothing was saved, because it needs a confirmation: {question} If it is right, "
+        "run the command again with --yes.",
+    },
+    "cli_not_saved": {
+        "es": "no se ha guardado nada",
+        "pt": "nada foi salvo",
+        "en": "nothing was saved",
+    },
     "rule_date_in_future": {
         "es": "No se ha guardado nada: {date} es posterior a hoy ({today}) y {what} no puede "
         "tener una fecha futura. Usa la fecha en que ocurrió, hoy o antes; si la persona no la "

@@ -114,6 +114,33 @@ def build_tools(
     return tools
 
 
+def clear_question(
+    lang: Lang, store: GymStore, date: dt.date, clear: list[str] | None, *, values: set[str]
+) -> str | None:
+    """The question before fields of a record are emptied, with the values that go ("¿Borrar
+    cintura 82 cm del registro del 2024-03-10?"); None when nothing stored would be lost, or
+    when the tool refuses the edit without any effect (a field both set and emptied, or a
+    record left empty)."""
+    current = store.read_measurement(date) if clear and not values & set(clear) else None
+    if current is None:
+        return None
+    kept = [f for f in MEASUREMENT_FIELDS if current[f] is not None and f not in (clear or [])]
+    if not kept and not values:
+        return None
+    lost = [
+        f"{t(lang, f'offline_field_{f}')} {number(float(current[f]), lang)} {_unit(f)}"
+        for f in MEASUREMENT_FIELDS
+        if f in (clear or []) and current[f] is not None
+    ]
+    if not lost:
+        return None
+    return t(lang, "confirm_clear_fields", values=", ".join(lost), date=date.isoformat())
+
+
+def _unit(field: str) -> str:
+    return {"weight_kg": "kg", "body_fat_pct": "%"}.get(field, "cm")
+
+
 def _given(arguments: dict[str, Any]) -> dict[str, float]:
     return {n: float(v) for n in MEASUREMENT_FIELDS if (v := arguments.get(n)) is not None}
 
@@ -218,12 +245,18 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults, today: T
 
 def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -> None:
     def unlikely_edit(arguments: dict[str, Any], ctx: ToolContext) -> str | None:
-        """A person confirms a corrected value that is allowed but unlikely."""
+        """A person confirms emptying fields of a record (a deletion), and a corrected value
+        that is allowed but unlikely."""
         values, date = _given(arguments), arguments["new_date"] or arguments["date"]
+        emptied = clear_question(
+            ctx.lang, store, arguments["date"], arguments.get("clear"), values=set(values)
+        )
         if not values or date_problem(date, today()) is not None:
-            return None
+            return emptied
         nearest = store.nearest_values(date, values, besides=(arguments["date"],))
-        return unlikely_question(ctx.lang, values, date, nearest, today())
+        unlikely = unlikely_question(ctx.lang, values, date, nearest, today())
+        asked = [q for q in (emptied, unlikely) if q]
+        return " ".join(asked) or None
 
     @tools.tool(effect="write", atomic=True, confirm=unlikely_edit)
     def edit_measurement(

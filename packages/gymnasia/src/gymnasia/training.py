@@ -12,19 +12,21 @@ from surefoot.sql import Tx
 
 from . import catalog
 from .faults import Faults
+from .rules import AMOUNT_LIMITS
 from .store import GymStore
 from .texts import t
 
 RoutineCategory = Literal["strength", "hypertrophy", "cardio", "flexibility"]
 MAX_EXERCISES: Final = 30
+_REPS, _LOAD, _REST = AMOUNT_LIMITS["reps"], AMOUNT_LIMITS["load"], AMOUNT_LIMITS["rest"]
 
 
 class Series(Arguments):
     """One series."""
 
-    reps: Annotated[int, Field(ge=1, le=100)]
-    weight_kg: Annotated[float, Field(ge=0, le=1000, description="Load; 0: bodyweight")]
-    rest_seconds: Annotated[int, Field(ge=0, le=600)]
+    reps: Annotated[int, Field(ge=_REPS[0], le=_REPS[1])]
+    weight_kg: Annotated[float, Field(ge=_LOAD[0], le=_LOAD[1], description="Load; 0: bodyweight")]
+    rest_seconds: Annotated[int, Field(ge=_REST[0], le=_REST[1])]
 
 
 class RoutineExercise(Arguments):
@@ -33,7 +35,7 @@ class RoutineExercise(Arguments):
     exercise_id: Annotated[
         str, Field(min_length=1, max_length=100, description="From search_exercises")
     ]
-    series: Annotated[list[Series], Field(min_length=1, max_length=20)]
+    series: Annotated[list[Series], Field(min_length=1, max_length=int(AMOUNT_LIMITS["sets"][1]))]
 
 
 RoutineName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
@@ -219,7 +221,9 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
         ctx: ToolContext,
         routine: RoutineRef,
         exercise_id: ExerciseId,
-        series: Annotated[list[Series], Field(min_length=1, max_length=20)],
+        series: Annotated[
+            list[Series], Field(min_length=1, max_length=int(AMOUNT_LIMITS["sets"][1]))
+        ],
         position: Annotated[Position | None, Field(description="From 1; default: last")] = None,
     ) -> dict[str, Any] | ToolError:
         """Add one exercise with its series to a routine, at the end or at a position (the

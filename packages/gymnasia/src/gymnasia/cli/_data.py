@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import re
 import sys
-from pathlib import Path
 from typing import Annotated, Any, cast, get_args
 
 import typer
@@ -16,9 +15,9 @@ from surefoot import Lang
 from surefoot.sql import Tx
 
 from .. import catalog, i18n, meals
-from ..backup import ExportError, read_export
+from ..backup import ExportError, read_export, read_source
 from ..diet import logged_meal, meal_json, totals
-from ..rules import MEASUREMENT_LIMITS
+from ..rules import MAX_YEARS_BACK, MEASUREMENT_LIMITS, date_problem, oldest_date, unlikely_question
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import number, t
 from ..tools import describe_goal
@@ -27,6 +26,7 @@ from ._base import (
     DbOpt,
     JsonOpt,
     LangOpt,
+    TodayOpt,
     UsageProblem,
     UserOpt,
     app,
@@ -45,6 +45,7 @@ from ._base import (
     parse_date,
     parse_lang,
     parse_meal,
+    parse_today,
     routines_app,
 )
 from ._help import field_help
@@ -152,6 +153,43 @@ QuadricepsOpt = Annotated[str | None, _field("quadriceps_cm")]
 CalfOpt = Annotated[str | None, _field("calf_cm")]
 HeightOpt = Annotated[str | None, _field("height_cm")]
 YesOpt = Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")]
+SureOpt = Annotated[
+    bool, typer.Option("--yes", help="Save a value that is allowed but unlikely without asking.")
+]
+
+
+def _today(today: str | None, lang: Lang) -> dt.date:
+    """The person's today: --today, GYMNASIA_TODAY, else the clock's."""
+    return parse_today(today, lang) or dt.date.today()  # noqa: DTZ011 - a calendar date
+
+
+def _check_date(day: dt.date, today: dt.date, lang: Lang, what: str) -> None:
+    """A record's date follows the tools' rule (``gymnasia.rules``): not after today, not
+    more than a century before it."""
+    problem = date_problem(day, today)
+    if problem is None:
+        return
+    message = t(
+        lang,
+        f"cli_{problem}",
+        date=day.isoformat(),
+        today=today.isoformat(),
+        oldest=oldest_date(today).isoformat(),
+        years=MAX_YEARS_BACK,
+        what=t(lang, f"rule_record_{what}"),
+    )
+    raise UsageProblem(message, code=problem)
+
+
+def _check_likely(question: str | None, lang: Lang, *, sure: bool) -> None:
+    """A value that is allowed but unlikely (``gymnasia.rules``) is saved after a person's
+    yes: asked on a terminal, refused with the facts and the flag elsewhere, unless --yes."""
+    if question is None or sure:
+        return
+    if not sys.stdin.isatty():
+        raise UsageProblem(t(lang, "cli_unlikely_refused", question=question), code="unlikely")
+    if not confirmed(question, lang):
+        raise _missing(t(lang, "cli_not_saved"))
 
 
 def _measurement_values(given: dict[str, str | None], lang: Lang) -> dict[str, float]:
@@ -201,11 +239,16 @@ def measurements_add(
     height_cm: HeightOpt = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
+    today: TodayOpt = None,
+    sure: SureOpt = False,
     json_output: JsonOpt = False,
 ) -> None:
-    """Save (upsert) a measurement directly: given fields replace, the others are kept."""
+    """Save (upsert) a measurement directly: given fields replace, the others are kept. A date
+    after today is refused; a value far from the nearest record is asked about (--yes: not)."""
     language = parse_lang(lang)
     day = parse_date(date, language)
+    now = _today(today, language)
+    _check_date(day, now, language, "measurement")
     values = _measurement_values(
         {
             "weight_kg": weight_kg,
@@ -225,6 +268,8 @@ def measurements_add(
         raise UsageProblem(t(language, "give_a_value", example="--weight-kg 76,5"))
     store = existing_store(db, language, user, create=True)
     try:
+        nearest = store.nearest_values(day, values)
+        _check_likely(unlikely_question(language, values, day, nearest, now), language, sure=sure)
         with store.transaction() as tx:
             saved = store.upsert_measurement(tx, day, values)
     finally:
@@ -258,13 +303,19 @@ def measurements_edit(
     ] = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
+    today: TodayOpt = None,
+    sure: SureOpt = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Correct an existing measurement: given fields replace, --clear empties, the rest is
-    kept; --new-date moves it (exit 1 when the date has no record)."""
+    kept; --new-date moves it (exit 1 when the date has no record). A new date after today is
+    refused; a value far from the nearest other record is asked about (--yes: not)."""
     language = parse_lang(lang)
     day = parse_date(date, language)
     target = parse_date(new_date, language) if new_date else None
+    now = _today(today, language)
+    if target is not None:
+        _check_date(target, now, language, "measurement")
     values = _measurement_values(
         {
             "weight_kg": weight_kg,
@@ -291,6 +342,10 @@ def measurements_edit(
         raise UsageProblem(t(language, "give_a_value", example="--weight-kg 76,5"))
     store = existing_store(db, language, user)
     try:
+        landing = target or day
+        nearest = store.nearest_values(landing, values, besides=(day,))
+        question = unlikely_question(language, values, landing, nearest, now)
+        _check_likely(question, language, sure=sure)
         with store.transaction() as tx:
             current = store.read_measurement(day, tx=tx)
             if current is None:
@@ -366,19 +421,20 @@ def import_data(
     ] = False,
     lang: LangOpt = "es",
     user: UserOpt = "default",
+    today: TodayOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Load what 'gymnasia export' wrote into --user's data, all of it or nothing: a
-    malformed file changes nothing, and a user who already has data is refused unless
-    --replace."""
+    malformed file (or one naming an unknown food or exercise, or dated after today) changes
+    nothing, and a user who already has data is refused unless --replace. Reads at most
+    64 MiB, and only a regular file or '-'."""
     language = parse_lang(lang)
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        raise UsageProblem(t(language, "import_unreadable", file=file, reason=reason)) from None
+        text = read_source(file, language)
+    except ExportError as unreadable:
+        raise UsageProblem(unreadable.problem) from None
     try:
-        data = read_export(text, language)
+        data = read_export(text, language, parse_today(today, language))
     except ExportError as bad:
         message = t(language, "import_malformed", file=file, problem=bad.problem)
         raise UsageProblem(message) from None
@@ -450,11 +506,14 @@ def meals_add(
     db: DbOpt = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
+    today: TodayOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
-    """Log an amount of one food in one meal (adds an item; never replaces)."""
+    """Log an amount of one food in one meal (adds an item; never replaces); a date after
+    today is refused."""
     language = parse_lang(lang)
     day = parse_date(date, language)
+    _check_date(day, _today(today, language), language, "meal")
     chosen = parse_meal(meal, language)
     food = catalog.foods().get(food_id)
     if food is None:
@@ -502,10 +561,11 @@ def meals_edit(
     ] = None,
     lang: LangOpt = "es",
     user: UserOpt = "default",
+    today: TodayOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Correct one logged food: its amount, the food, its meal or its date (exit 1 when there
-    is no such item). Prints the meal it is now in."""
+    is no such item; a date after today is refused). Prints the meal it is now in."""
     language = parse_lang(lang)
     item_id = _item_id(item, language)
     changes: dict[str, Any] = {}
@@ -522,6 +582,7 @@ def meals_edit(
         changes["meal"] = parse_meal(meal, language)
     if date is not None:
         changes["date"] = parse_date(date, language)
+        _check_date(changes["date"], _today(today, language), language, "meal")
     if not changes:
         raise UsageProblem(t(language, "give_a_value", example="--grams 150"))
     store = existing_store(db, language, user)

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from .. import meals
 from ..catalog import fold
+from ..rules import AMOUNT_LIMITS
 from ._intents import AddFood, Intent, ReadMeals, SearchFoods, Unclear
 from ._lex import DateLiteral, Mark, Number, Word
 from ._measure import number_problem, one_write_date
@@ -47,7 +48,8 @@ def parse_meals(s: Sentence) -> Intent | Unclear | None:
         return Unclear("several", "mixed")
     if "delete" in plain:
         return None  # meal items cannot be deleted by this model: the help says what can
-    statement = eats and bool(grams) and not s.is_question() and not negated
+    stated = eats or (s.has("meal") and not s.has("field"))  # "hoy en la cena 200 g de ..."
+    statement = stated and bool(grams) and not s.is_question() and not negated
     if "save" in plain or statement:
         return _not_asked(s) or _add(s)
     if "save" in negated or ("eat" in negated and grams):
@@ -64,6 +66,20 @@ def _not_asked(s: Sentence) -> Unclear | None:
         return Unclear("add_food", "negated")
     if s.has("if"):
         return Unclear("add_food", "conditional")
+    return _qualified(s)
+
+
+def _qualified(s: Sentence) -> Unclear | None:
+    """What changes the amount or whose meal it is, which the parser does not model: another
+    person ("para mi hijo"), a multiplier ("2x150 g", "dos raciones de 150 g"), a part ("solo
+    me comí la mitad"). It asks; it never writes the bare number."""
+    if s.has("other", "someone"):
+        return Unclear("add_food", "not_yours_meal")
+    if s.has("qualifier", "part"):
+        return Unclear("add_food", "partial")
+    multiple = s.where("qualifier", "multiple")
+    if multiple:
+        return Unclear("add_food", "multiplied", s.items[multiple[0]].token.text)
     return None
 
 
@@ -81,7 +97,8 @@ def _read(s: Sentence) -> ReadMeals | Unclear:
     named = [m for m in s.values("meal") if m != "?"]
     if not named:
         named = ["mid_morning", "afternoon"] if s.has("meal", "?") else list(meals.MEAL_IDS)
-    return ReadMeals(dates[0], tuple(m for m in meals.MEAL_IDS if m in named))
+    chosen = tuple(m for m in meals.MEAL_IDS if m in named)
+    return ReadMeals(dates[0], chosen, values_given=bool(s.quantities))
 
 
 def _add(s: Sentence) -> AddFood | Unclear:
@@ -111,13 +128,17 @@ def _grams(s: Sentence) -> tuple[float, Quantity] | Unclear:
     if not weighed:
         subject = quantities[0].text if quantities else ""
         return Unclear("add_food", "grams_missing", subject)
+    if len(quantities) > 1:  # "2x150 g", "150 g, 3 portions": a number the amount depends on
+        extra = next(q for q in quantities if q is not weighed[0])
+        return Unclear("add_food", "multiplied", extra.text)
     quantity = weighed[0]
     problem = number_problem(quantity)
     if problem is not None:
         return Unclear("add_food", problem, quantity.text)
     assert quantity.number.value is not None
     amount = float(round(quantity.number.value * _GRAMS[quantity.unit or "g"], 2))
-    if not 1 <= amount <= 5000:
+    low, high = AMOUNT_LIMITS["grams"]
+    if not low <= amount <= high:
         return Unclear("add_food", "out_of_range", quantity.text, "grams")
     return amount, quantity
 
@@ -238,7 +259,6 @@ def _content_word(s: Sentence, index: int) -> bool:
 
 _TABLE_WORDS: Final = frozenset({"tabla", "table", "tabela", "lista", "base", "datos", "dados"})
 _LIMITS: Final = {("max", "calories"): "max_calories", ("min", "protein"): "min_protein"}
-_LIMIT_RANGE: Final = {"max_calories": (0, 1000), "min_protein": (0, 100)}
 
 
 def _nutrient_near(s: Sentence, start: int, step: int, span: int = 3) -> int | None:
@@ -271,7 +291,7 @@ def _limit(s: Sentence, at: int, used: set[int]) -> tuple[str, float] | Unclear 
         return Unclear("search_foods", "filter_unsupported", s.raw(at, quantity.end))
     assert quantity.number.value is not None
     value = float(quantity.number.value)
-    low, high = _LIMIT_RANGE[name]
+    low, high = AMOUNT_LIMITS[name]
     if not low <= value <= high:
         return Unclear("search_foods", "out_of_range", quantity.text, name)
     used.update({at, *range(quantity.index, quantity.end)})

@@ -39,6 +39,7 @@ Problem = Literal[
     "date_old",
     "date_many",
     "year_missing",
+    "date_vague",
     "unit_missing",
     "unit_wrong",
     "field_missing",
@@ -67,6 +68,11 @@ Problem = Literal[
     "not_yours",
     "intention",
     "not_stated",
+    "multiplied",
+    "partial",
+    "not_yours_meal",
+    "load_qualified",
+    "number_extra",
 ]
 NEEDS_FIELD: Final = frozenset({"out_of_range", "unit_missing", "unit_wrong", "value_many"})
 """Problems that are about one named value (a field, the grams, a series' reps ...)."""
@@ -106,6 +112,8 @@ class ReadMeasurement:
     date: dt.date
     fields: tuple[str, ...] = ()
     fallback: dt.date | None = None
+    values_given: bool = False
+    """The message also had a value (as if to save it): the reply says nothing was saved."""
     kind: Literal["read_measurement"] = "read_measurement"
 
 
@@ -116,6 +124,7 @@ class ListMeasurements:
     start: dt.date
     end: dt.date
     fields: tuple[str, ...] = ()
+    values_given: bool = False
     kind: Literal["list_measurements"] = "list_measurements"
 
 
@@ -197,6 +206,7 @@ class ReadMeals:
 
     date: dt.date
     meals: tuple[str, ...]
+    values_given: bool = False
     kind: Literal["read_meals"] = "read_meals"
 
 

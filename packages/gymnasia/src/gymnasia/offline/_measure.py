@@ -269,6 +269,13 @@ def _field_at(s: Sentence, index: int) -> str | None:
 
 
 def _read(s: Sentence) -> Intent | Unclear:
+    found = _read_dates(s)
+    if isinstance(found, ReadMeasurement | ListMeasurements) and s.quantities:
+        return dataclasses.replace(found, values_given=True)
+    return found
+
+
+def _read_dates(s: Sentence) -> Intent | Unclear:
     fields = tuple(s.values("field"))
     for ref in s.dates:
         if ref.problem is not None:

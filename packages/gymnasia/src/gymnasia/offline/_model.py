@@ -22,6 +22,7 @@ from surefoot.messages import (
     stream_from_request,
 )
 
+from ._followup import follow_up
 from ._intents import Unclear
 from ._parse import understand
 from ._plan import Call, Say, plan
@@ -47,6 +48,8 @@ class OfflineModel:
         user, results = _current_turn(request.messages)
         today = self.today or dt.date.today()  # noqa: DTZ011 - a calendar date
         understood = understand(user, today=today, lang=self.lang)
+        if understood is None or isinstance(understood, Unclear):
+            understood = follow_up(request.messages, user, today, self.lang) or understood
         if understood is None:
             return self._say(say.help())
         if isinstance(understood, Unclear):

@@ -62,7 +62,9 @@ def _one(name: str, arguments: dict[str, Any]) -> Call:
 
 def plan(intent: Intent, results: Results, say: Replies) -> Step:
     """The next step for ``intent``, given this turn's outcomes so far."""
-    if isinstance(intent, ReadMeasurement | ListMeasurements | SaveMeasurement):
+    if isinstance(intent, ReadMeasurement | ListMeasurements | ReadMeals):
+        return _looked_up(intent, results, say)
+    if isinstance(intent, SaveMeasurement):
         return _measurements(intent, results, say)
     if isinstance(intent, DeleteMeasurement):
         return _delete(intent, results, say)
@@ -76,6 +78,20 @@ def plan(intent: Intent, results: Results, say: Replies) -> Step:
     if isinstance(intent, SaveNote | ReadNote | ListNotes | DeleteNote | SuggestFeature):
         return _memory(intent, results, say)
     return _diet_and_training(intent, results, say)
+
+
+def _looked_up(
+    intent: ReadMeasurement | ListMeasurements | ReadMeals, results: Results, say: Replies
+) -> Step:
+    """A read; when the message also gave a value (as if to save it), the reply says that
+    nothing was saved."""
+    if isinstance(intent, ReadMeals):
+        step = _diet_and_training(intent, results, say)
+    else:
+        step = _measurements(intent, results, say)
+    if isinstance(step, Say) and intent.values_given:
+        return Say(f"{step.text} {say.t('offline_read_not_saved')}")
+    return step
 
 
 # -- measurements ------------------------------------------------------------------------------

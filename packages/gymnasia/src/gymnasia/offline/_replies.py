@@ -12,7 +12,7 @@ from typing import Any, Final
 from surefoot import Lang, Ok, Outcome, ToolError
 
 from .. import meals
-from ..rules import MEASUREMENT_LIMITS
+from ..rules import AMOUNT_LIMITS, MEASUREMENT_LIMITS
 from ..texts import number, t
 from ..tools import describe_goal
 from ._intents import WRITE_ACTIONS, SaveMeasurement, Unclear
@@ -26,14 +26,12 @@ _NUTRIENT_KEYS: Final = {
     "fiber": "fiber_g",
 }
 _UNITS: Final = {"weight_kg": "kg", "body_fat_pct": "%", "height_cm": "cm"}
-_OTHER_BOUNDS: Final = {
-    "grams": (1, 5000, "g"),
-    "sets": (1, 20, ""),
-    "reps": (1, 100, ""),
-    "load": (0, 1000, "kg"),
-    "rest": (0, 600, "s"),
-    "max_calories": (0, 1000, "kcal"),
-    "min_protein": (0, 100, "g"),
+_OTHER_UNITS: Final = {
+    "grams": "g",
+    "load": "kg",
+    "rest": "s",
+    "max_calories": "kcal",
+    "min_protein": "g",
 }
 
 
@@ -106,7 +104,8 @@ class Replies:
         if field in MEASUREMENT_LIMITS:
             low, high = MEASUREMENT_LIMITS[field]
             return low, high, unit_of(field)
-        return _OTHER_BOUNDS[field]
+        low, high = AMOUNT_LIMITS[field]
+        return low, high, _OTHER_UNITS.get(field, "")
 
     # -- measurements -----------------------------------------------------------------------
 

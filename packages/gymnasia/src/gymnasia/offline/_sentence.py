@@ -13,10 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final
 
 from ..catalog import fold
+from ._dates import DateProblem, DateRef, ago_after, day_month, is_day_month, latest, relative
 from ._lex import DateLiteral, Mark, Number, Word, tokenize
+from ._numerals import spell_numbers
 from ._words import ConceptKind, Item, tag
 
 _CLAUSE_END: Final = frozenset(".;!?")
@@ -27,7 +29,6 @@ _ARTICLES: Final = frozenset(
 )
 _ORDINAL: Final = frozenset({"st", "nd", "rd", "th", "\u00ba", "\u00aa"})
 _QUANTITY_UNITS: Final = frozenset({"kg", "lb", "g", "cm", "m", "in", "pct", "kcal", "s", "min"})
-DateProblem = Literal["date_bad", "year_missing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,19 +39,6 @@ class Verb:
     index: int
     negated: bool
     conditional: bool
-
-
-@dataclass(frozen=True, slots=True)
-class DateRef:
-    """A date as the user wrote it; ``value`` None when it cannot be read (``problem``). A
-    month with its year ("enero de 2020") is a span: ``value`` is its first day, ``end`` its
-    last."""
-
-    value: dt.date | None
-    text: str
-    index: int
-    problem: DateProblem | None = None
-    end: dt.date | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +162,9 @@ class Sentence:
 def read_sentence(text: str, today: dt.date, lang: str | None = None) -> Sentence:
     """Analyse ``text`` (written in ``lang``, when known); relative dates count from
     ``today``."""
-    items = _unquote(tuple(tag(text, tokenize(text), lang)))
+    items = _unquote(tuple(tag(text, spell_numbers(tokenize(text), lang), lang)))
     clause_of = _clauses(items)
-    dates, used = _dates(text, items, today)
+    dates, used = _dates(text, items, today, lang)
     return Sentence(text, items, today, clause_of, frozenset(used), tuple(dates))
 
 
@@ -223,30 +211,46 @@ def _clauses(items: tuple[Item, ...]) -> tuple[int, ...]:
 # -- dates ---------------------------------------------------------------------------------
 
 
-def _dates(text: str, items: tuple[Item, ...], today: dt.date) -> tuple[list[DateRef], set[int]]:
+def _dates(
+    text: str, items: tuple[Item, ...], today: dt.date, lang: str | None
+) -> tuple[list[DateRef], set[int]]:
     found: list[DateRef] = []
     used: set[int] = set()
-    for i, item in enumerate(items):
+    for i in range(len(items)):
         if i in used:
             continue
-        token = item.token
-        if isinstance(token, DateLiteral):
-            problem: DateProblem | None = None if token.value else "date_bad"
-            found.append(DateRef(token.value, token.text, i, problem))
-            used.add(i)
-        elif item.means("day"):
-            offset = int(item.value("day") or 0)
-            try:
-                found.append(DateRef(today + dt.timedelta(days=offset), token.text, i))
-            except OverflowError:  # before 0001-01-01 or after 9999-12-31
-                found.append(DateRef(None, token.text, i, "date_bad"))
-            used.add(i)
-        elif item.means("month"):
-            written = _written_date(text, items, i)
-            if written is not None:
-                found.append(written[0])
-                used.update(written[1])
+        read = _date_at(text, items, i, today, lang)
+        if read is not None:
+            found.append(read[0])
+            used.update(read[1])
     return sorted(found, key=lambda d: d.index), used
+
+
+def _date_at(
+    text: str, items: tuple[Item, ...], i: int, today: dt.date, lang: str | None
+) -> tuple[DateRef, set[int]] | None:
+    """The date that starts at item ``i`` and the items it takes (None: none starts there)."""
+    item, token = items[i], items[i].token
+    day_first = isinstance(token, DateLiteral) or (
+        isinstance(token, Number) and token.problem == "malformed"
+    )
+    if day_first and is_day_month(token):
+        assert isinstance(token, DateLiteral | Number)
+        return day_month(token, i, today, lang), {i}
+    if isinstance(token, DateLiteral):
+        problem: DateProblem | None = None if token.value else "date_bad"
+        return DateRef(token.value, token.text, i, problem), {i}
+    if isinstance(token, Number):
+        return ago_after(text, items, i, today)
+    if item.means("day"):
+        offset = int(item.value("day") or 0)
+        try:
+            return DateRef(today + dt.timedelta(days=offset), token.text, i), {i}
+        except OverflowError:  # before 0001-01-01 or after 9999-12-31
+            return DateRef(None, token.text, i, "date_bad"), {i}
+    if item.means("month"):
+        return _written_date(text, items, i, today)
+    return relative(text, items, i, today)
 
 
 def _number_at(items: tuple[Item, ...], index: int, low: int, high: int) -> int | None:
@@ -273,11 +277,11 @@ _BEFORE_MONTH: Final = frozenset({"de", "of", "the"}) | _ORDINAL
 
 
 def _written_date(
-    text: str, items: tuple[Item, ...], month_at: int
+    text: str, items: tuple[Item, ...], month_at: int, today: dt.date
 ) -> tuple[DateRef, set[int]] | None:
     """A month name with its day (before or after it) and year: "4 de enero de 2020",
-    "January 4, 2020", "the 4th of January 2020"; a day and month without a year is kept as
-    a problem."""
+    "January 4, 2020", "the 4th of January 2020"; without a year, the latest such day not
+    after today ("30 de noviembre"), if it is recent (``_dates.latest``)."""
     before = _skip(items, month_at - 1, -1, _BEFORE_MONTH)
     after = _skip(items, month_at + 1, 1, _GLUE)
     day_at = before if _number_at(items, before, 1, 31) is not None else None
@@ -290,9 +294,12 @@ def _written_date(
     first = min(day_at, month_at)
     raw = text[items[first].token.start : items[last].token.end]
     used = set(range(first, last + 1))
-    if year is None:
-        return DateRef(None, raw, first, "year_missing"), used
     month, day = int(items[month_at].value("month") or 0), _number_at(items, day_at, 1, 31) or 0
+    if year is None:
+        recent = latest(day, month, today)
+        if isinstance(recent, dt.date):
+            return DateRef(recent, raw, first), used
+        return DateRef(None, raw, first, recent), used
     try:
         return DateRef(dt.date(year, month, day), raw, first), used
     except ValueError:

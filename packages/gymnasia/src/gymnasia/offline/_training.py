@@ -11,6 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Final
 
+from ..rules import AMOUNT_LIMITS
 from ._intents import (
     CreateRoutine,
     Intent,
@@ -26,7 +27,6 @@ from ._words import FUNCTION_WORDS
 
 _LOAD: Final = {"kg": Decimal(1), "lb": Decimal("0.45359237")}
 _REST: Final = {"s": 1, "min": 60}
-_LIMITS: Final = {"sets": (1, 20), "reps": (1, 100), "load": (0, 1000), "rest": (0, 600)}
 _NAME_END: Final = frozenset({"de", "para", "for", "of", "(", ",", "-", "\u2013"})
 _QUOTES: Final = "«»\"“”'()"
 
@@ -174,12 +174,58 @@ def _step(s: Sentence, start: int, end: int) -> RoutineStep | Unclear:
     rest = _rest(s, start, end, quantities)
     if rest is None:
         return Unclear("create_routine", "rest_missing", subject)
+    unmodelled = _unmodelled(s, start, end, quantities)
+    if unmodelled is not None:
+        return unmodelled
     values = {"sets": series[0], "reps": series[1], "load": load, "rest": rest}
     for name, value in values.items():
-        low, high = _LIMITS[name]
+        low, high = AMOUNT_LIMITS[name]
         if not low <= value <= high:
             return Unclear("create_routine", "out_of_range", subject, name)
     return RoutineStep(" ".join(words), int(series[0]), int(series[1]), float(load), int(rest))
+
+
+def _series_at(s: Sentence, start: int, end: int) -> tuple[int, int] | None:
+    """Where the sets and the reps of ``_series`` are (their item indexes)."""
+    for i in range(start, end):
+        if _integer(s, i) is None or i + 1 >= end:
+            continue
+        joint = s.items[i + 1]
+        reps_at = i + 2
+        if (
+            joint.means("unit", "series")
+            and reps_at < end
+            and s.items[reps_at].norm in {"de", "of"}
+        ):
+            reps_at += 1
+        elif not joint.means("unit", "x"):
+            continue
+        if _integer(s, reps_at) is not None:
+            return i, reps_at
+    return None
+
+
+def _unmodelled(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> Unclear | None:
+    """What the step does not model is asked, never stored as a plain total: a load per side,
+    arm or dumbbell, plus or without the bar, and any number it does not read ("2x15 kg")."""
+    if any(
+        s.items[i].means("qualifier", "side") or s.items[i].means("qualifier", "bar")
+        for i in range(start, end)
+    ):
+        return Unclear("create_routine", "load_qualified", s.raw(start, end))
+    used = _used(s, start, end, quantities)
+    extra = next((q.text for q in quantities if q.index not in used), None)
+    if extra is not None:
+        return Unclear("create_routine", "number_extra", extra)
+    return None
+
+
+def _used(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> set[int]:
+    at = _series_at(s, start, end)
+    used = set(at or ())
+    loads = [q.index for q in quantities if q.unit in _LOAD]
+    rests = [q.index for q in quantities if q.unit in _REST]
+    return used | set(loads[:1]) | set(rests[:1])
 
 
 def _integer(s: Sentence, index: int) -> Decimal | None:
@@ -193,28 +239,13 @@ def _integer(s: Sentence, index: int) -> Decimal | None:
 
 def _series(s: Sentence, start: int, end: int) -> tuple[Decimal, Decimal] | None:
     """Sets and reps: "3x10", "3 x 10", "3 por 10", "3 series de 10", "3 sets of 10 reps"."""
-    for i in range(start, end):
-        sets = _integer(s, i)
-        if sets is None or i + 1 >= end:
-            continue
-        joint = s.items[i + 1]
-        reps_at = i + 2
-        if (
-            joint.means("unit", "series")
-            and reps_at < end
-            and s.items[reps_at].norm
-            in {
-                "de",
-                "of",
-            }
-        ):
-            reps_at += 1
-        elif not joint.means("unit", "x"):
-            continue
-        reps = _integer(s, reps_at)
-        if reps is not None:
-            return sets, reps
-    return None
+    at = _series_at(s, start, end)
+    if at is None:
+        return None
+    sets, reps = _integer(s, at[0]), _integer(s, at[1])
+    assert sets is not None
+    assert reps is not None
+    return sets, reps
 
 
 def _load(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> Decimal | None:

@@ -44,9 +44,12 @@ ConceptKind = Literal[
     "wish",  # a wish or a hedge, not a fact: quiero, debería, espero, want, should, acho
     "other",  # not the user's own measure: a lift, another person, a pet, an object, a purchase
     "if",  # a condition: si, se, if, unless (a fallback "si no ..." is ``cond``)
+    "qualifier",  # what changes an amount the parser does not model: "multiple", "part",
+    # "side" (a load per side, arm or dumbbell), "bar" (plus or without the bar)
+    "weekday",  # "0" Monday .. "6" Sunday
 ]
 Concept = tuple[ConceptKind, str]
-_GUARDS: Final = frozenset({"wish", "other", "if"})
+_GUARDS: Final = frozenset({"wish", "other", "if", "qualifier"})
 
 _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
     # -- actions ------------------------------------------------------------------------------
@@ -171,6 +174,79 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
         ),
     ),
     (
+        "other",
+        "someone",
+        (
+            "son|sons|kid|kids|child|children|partner|pareja|nino|nina|ninos|ninas"
+            "|crianca|criancas|menino|menina|sobrino|sobrina|sobrinho|sobrinha|parceiro|parceira"
+            "|esposo|suegra|suegro|sogra|sogro|we|us|nosotros|nosotras|nos comimos|comimos"
+            "|cenamos|almorzamos|desayunamos|comemos juntos|jantamos|almocamos|ellos|ellas|eles"
+            "|elas|they|them|for him|for her|para ella|para ele|para ela|familia|family"
+            "|everyone|everybody|invitados|convidados|guests|para todos|for all of us"
+        ),
+    ),
+    (
+        "qualifier",
+        "multiple",
+        (
+            "doble|double|triple|twice|thrice|dobro|o dobro|el doble|the double|dos veces"
+            "|duas vezes|tres veces|tres vezes|three times|two times|veces|vezes|times|racion"
+            "|raciones|porcion"
+            "|porciones|porcao|porcoes|serving|servings|portion|portions|helping|helpings"
+            "|cada uno|cada una|cada um|cada uma|each|apiece|unidades|units"
+            "|pieces|piezas|pedazos|pedacos"
+        ),
+    ),
+    (
+        "qualifier",
+        "part",
+        (
+            "mitad|la mitad|metade|a metade|half|a half|halves|quarter|a quarter|un cuarto"
+            "|un tercio|um terco|a third|third|tercio|terco|parte|partes|part of|some of|most of"
+            "|la mayor parte|a maior parte|un poco de|um pouco de|a bit of|a little of"
+            "|solo un poco|so um pouco"
+            "|only a bit|sobras|leftovers|resto de|the rest of|nao terminei|no me lo termine"
+            "|didn't finish|did not finish|comparti|compartimos|compartido|compartilhei"
+            "|compartilhamos|dividi|dividimos|shared|split|sharing|left half|dejé la mitad"
+        ),
+    ),
+    (
+        "qualifier",
+        "side",
+        (
+            "por lado|por cada lado|a cada lado|cada lado|de cada lado|em cada lado|per side"
+            "|each side|a side|on each side|por brazo|por cada brazo|cada brazo|por braco"
+            "|cada braco|per arm"
+            "|each arm|por mano|cada mano|por mao|cada mao|per hand|each hand|in each hand"
+            "|por mancuerna|cada mancuerna|per dumbbell|each dumbbell|por halter|cada halter"
+            "|por pierna|cada pierna|por perna|cada perna|per leg|each leg|en cada mano"
+            "|na cada mao|em cada mao"
+        ),
+    ),
+    (
+        "qualifier",
+        "bar",
+        (
+            "mas la barra|mais a barra|plus the bar|plus bar|+ barra|+ bar|+ la barra|+ a barra"
+            "|sin contar la barra|sem contar a barra|not counting the bar|without the bar"
+            "|sin la barra|sem a barra|excluding the bar|bar not included|barra aparte"
+            "|sin barra|sem barra|not including the bar|aparte de la barra|alem da barra"
+            "|ademas de la barra|on top of the bar|con la barra incluida|barra incluida"
+            "|com a barra incluida|barra incluida|bar included|including the bar"
+        ),
+    ),
+    (
+        "weekday",
+        "0",
+        "lunes|segunda-feira|segunda feira|segunda|monday|mon",
+    ),
+    ("weekday", "1", "martes|terca-feira|terca feira|terca|tuesday|tue|tues"),
+    ("weekday", "2", "miercoles|quarta-feira|quarta feira|quarta|wednesday|wed"),
+    ("weekday", "3", "jueves|quinta-feira|quinta feira|quinta|thursday|thu|thurs"),
+    ("weekday", "4", "viernes|sexta-feira|sexta feira|sexta|friday|fri"),
+    ("weekday", "5", "sabado|saturday|sat"),
+    ("weekday", "6", "domingo|sunday|sun"),
+    (
         "cond",
         "",
         (
@@ -219,8 +295,12 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
         ),
     ),
     # -- days and dates -------------------------------------------------------------------------
-    ("day", "0", "hoy|hoje|today|esta manana|esta manha|this morning|tonight|esta noche"),
-    ("day", "-1", "ayer|ontem|yesterday|anoche|last night|ontem a noite"),
+    (
+        "day",
+        "0",
+        "hoy|hoje|today|today's|esta manana|esta manha|this morning|tonight|esta noche",
+    ),
+    ("day", "-1", "ayer|ontem|yesterday|yesterday's|anoche|last night|ontem a noite"),
     (
         "day",
         "-2",
@@ -525,6 +605,8 @@ def _merge(text: str, tokens: Sequence[Token]) -> Token:
 _NOT_NEGATIONS: Final[dict[str, frozenset[str]]] = {"pt": frozenset({"no"})}
 """Words that are a negation elsewhere but not in this language: Portuguese "no" is em + o
 ("no jantar", in the dinner)."""
+_ENGLISH_ONLY: Final = frozenset({"son", "sons", "us", "we", "sat", "sun", "mon", "wed"})
+"""Words that mean something only in English: Spanish "son" is "they are"."""
 
 
 def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Item]:
@@ -541,6 +623,8 @@ def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Ite
         size, concepts = _match(tokens, at)
         if size == 1 and _key(tokens[at]) in not_negations:
             concepts = frozenset(c for c in concepts if c[0] != "neg")
+        if size == 1 and lang not in {None, "en"} and _key(tokens[at]) in _ENGLISH_ONLY:
+            concepts = frozenset()
         if size == 1 and tokens[at].text.casefold() == "s\u00ed":  # "sí" (yes) is no "si" (if)
             concepts = frozenset(c for c in concepts if c[0] != "if")
         items.append(Item(_merge(text, tokens[at : at + size]), concepts))
