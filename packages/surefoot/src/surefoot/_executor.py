@@ -3,10 +3,10 @@
 For each call, in order::
 
     lookup ─► parse ─► validate ─► (write: done in an earlier round? ─► already_done)
-        ─► (write: mint its key) ─► convergence guard ─► grounded? ─► confirmed? (a policy
-        may ask only some calls) ─► (write: claim the key) ─► run the handler inside the
-        boundary ─► check what it returned ─► outcome ─► (write: settle the ledger,
-        ``_settle.py``)
+        ─► (write: mint its key) ─► convergence guard ─► grounded? ─► (would wait for a
+        person: the tool's precheck) ─► confirmed? (a policy may ask only some calls)
+        ─► (write: claim the key) ─► run the handler inside the boundary ─► check what it
+        returned ─► outcome ─► (write: settle the ledger, ``_settle.py``)
 
 Grounding (``_grounding.py``) checks the arguments a tool declares ``grounded`` against the
 turn's ``user_texts``: one the person did not say is ``not_in_message``; one derived from
@@ -350,10 +350,14 @@ class Executor:
             guard = state.guard(prepared.fingerprint, self._guard_limit)
             if guard is not None:
                 return guard
-        ungrounded = self._ground(prepared, state)
-        if ungrounded is not None:
-            state.note_failure(prepared.fingerprint, ungrounded)
-            return ungrounded
+        refused = self._ground(prepared, state)
+        if refused is None and tool.precheck is not None and _asks(prepared):
+            ctx = self._context(call, tool, state.conversation_id, state.lang)
+            if self._decision(call, prepared, state) is None:  # nobody asked yet: check first
+                refused = _prechecked(tool, prepared.args.__dict__, ctx, self._diagnose)
+        if refused is not None:
+            state.note_failure(prepared.fingerprint, refused)
+            return refused
         return prepared
 
     def _ground(self, prepared: _Prepared, state: TurnState) -> ToolError | None:
@@ -501,6 +505,20 @@ async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext) -> Outcome | Ba
         if _stray_cancellation(exc):
             return exc
         raise
+
+
+def _prechecked(
+    tool: Tool, arguments: dict[str, Any], ctx: ToolContext, diagnose: Callable[..., None]
+) -> ToolError | None:
+    """The error ``tool``'s precheck finds in a call before a person is asked, or None. A
+    precheck that raises is diagnosed, and the person is asked."""
+    assert tool.precheck is not None
+    try:
+        found = tool.precheck(arguments, ctx)
+    except Exception as exc:  # noqa: BLE001 - the error boundary, as for handlers
+        diagnose(exc, ctx)
+        return None
+    return found
 
 
 def _not_executed(call: ToolCall, state: TurnState) -> CallRecord:
