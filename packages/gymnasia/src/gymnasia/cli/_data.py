@@ -8,21 +8,13 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, cast, get_args
+from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
 
-from surefoot import Lang
-from surefoot.sql import Tx
-
-from .. import catalog, meals
-from ..backup import ExportError, read_export
-from ..diet import logged_meal, meal_json, totals
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import number, t
-from ..tools import describe_goal
-from ..training import MAX_EXERCISES, Plan, RoutineCategory, moved, plan_of, routine_json
 from ._base import (
     DbOpt,
     JsonOpt,
@@ -48,6 +40,12 @@ from ._base import (
     routines_app,
 )
 from ._output import nutrients, print_meal, write_json
+
+if TYPE_CHECKING:  # each command imports what it uses: ``gymnasia --help`` loads none of it
+    from surefoot import Lang
+    from surefoot.sql import Tx
+
+    from ..training import Plan
 
 # -- data commands -----------------------------------------------------------------------------
 
@@ -88,6 +86,8 @@ def goals_list(
     json_output: JsonOpt = False,
 ) -> None:
     """List the saved goals: per measure, its target and optional date."""
+    from ..tools import describe_goal
+
     language = parse_lang(lang)
     store = existing_store(db, language, user)
     rows = store.goals()
@@ -361,6 +361,8 @@ def import_data(
     """Load what 'gymnasia export' wrote into --user's data, all of it or nothing: a
     malformed file changes nothing, and a user who already has data is refused unless
     --replace."""
+    from ..backup import ExportError, read_export
+
     language = parse_lang(lang)
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
@@ -402,6 +404,9 @@ def meals_show(
     json_output: JsonOpt = False,
 ) -> None:
     """Show what was logged on a date: one meal, or every meal of the day and its totals."""
+    from .. import meals
+    from ..diet import meal_json, totals
+
     language = parse_lang(lang)
     day = parse_date(date, language)
     chosen = parse_meal(meal, language) if meal is not None else None
@@ -443,6 +448,9 @@ def meals_add(
     json_output: JsonOpt = False,
 ) -> None:
     """Log an amount of one food in one meal (adds an item; never replaces)."""
+    from .. import catalog
+    from ..diet import logged_meal
+
     language = parse_lang(lang)
     day = parse_date(date, language)
     chosen = parse_meal(meal, language)
@@ -496,6 +504,9 @@ def meals_edit(
 ) -> None:
     """Correct one logged food: its amount, the food, its meal or its date (exit 1 when there
     is no such item). Prints the meal it is now in."""
+    from .. import catalog
+    from ..diet import logged_meal
+
     language = parse_lang(lang)
     item_id = _item_id(item, language)
     changes: dict[str, Any] = {}
@@ -541,6 +552,9 @@ def meals_delete(
     json_output: JsonOpt = False,
 ) -> None:
     """Delete one logged food (asks first; exit 1 when there is no such item)."""
+    from .. import catalog, meals
+    from ..diet import logged_meal
+
     language = parse_lang(lang)
     item_id = _item_id(item, language)
     store = existing_store(db, language, user)
@@ -582,6 +596,8 @@ def routines_list(
     json_output: JsonOpt = False,
 ) -> None:
     """List saved routines with their exercises and series."""
+    from ..training import routine_json
+
     language = parse_lang(lang)
     store = existing_store(db, language, user)
     rows = [routine_json(r, language) for r in store.routines()]
@@ -617,12 +633,16 @@ def _series(text: str, lang: Lang) -> tuple[int, float, int]:
 
 
 def _exercise(exercise_id: str, series: list[str], lang: Lang) -> tuple[str, Any]:
+    from .. import catalog
+
     if exercise_id not in catalog.exercises():
         raise UsageProblem(t(lang, "unknown_exercise", value=exercise_id))
     return exercise_id, [_series(one, lang) for one in series]
 
 
 def _routine_line(routine: dict[str, Any], lang: Lang) -> None:
+    from ..training import routine_json
+
     shown = routine_json(routine, lang)
     out.print(f"{shown['name']} ({shown['category']})", style="bold", markup=False)
     for index, step in enumerate(shown["exercises"], start=1):
@@ -665,6 +685,8 @@ class _RoutineEdit:
         return found[0] if found else stored
 
     def show(self, routine: dict[str, Any], *, json_output: bool) -> None:
+        from ..training import routine_json
+
         if json_output:
             write_json(routine_json(routine, self.lang))
         else:
@@ -694,6 +716,8 @@ def routines_create(
     json_output: JsonOpt = False,
 ) -> None:
     """Save a new routine: its exercises in order, each with its series."""
+    from ..training import MAX_EXERCISES, RoutineCategory, routine_json
+
     language = parse_lang(lang)
     name = name.strip()
     if not 1 <= len(name) <= 100:
@@ -761,6 +785,8 @@ def routines_add_exercise(
     json_output: JsonOpt = False,
 ) -> None:
     """Add an exercise with its series to a routine, at the end or at --position."""
+    from ..training import MAX_EXERCISES, plan_of
+
     language = parse_lang(lang)
     step = _exercise(exercise_id, series, language)
     command = _RoutineEdit(db, language, user, routine)
@@ -793,6 +819,8 @@ def routines_remove_exercise(
     json_output: JsonOpt = False,
 ) -> None:
     """Remove the exercise at a position from a routine (asks first)."""
+    from ..training import plan_of, routine_json
+
     language = parse_lang(lang)
     command = _RoutineEdit(db, language, user, routine)
 
@@ -835,6 +863,8 @@ def routines_reorder(
     json_output: JsonOpt = False,
 ) -> None:
     """Put a routine's exercises in a new order (each keeps its series)."""
+    from ..training import moved, plan_of
+
     language = parse_lang(lang)
     command = _RoutineEdit(db, language, user, routine)
 
@@ -857,6 +887,8 @@ def routines_delete(
     json_output: JsonOpt = False,
 ) -> None:
     """Delete a routine with its exercises (asks first)."""
+    from ..training import routine_json
+
     language = parse_lang(lang)
     command = _RoutineEdit(db, language, user, routine)
 
@@ -886,6 +918,8 @@ def foods_search(
     json_output: JsonOpt = False,
 ) -> None:
     """Search the bundled food table (values per 100 g); every match is listed."""
+    from .. import catalog
+
     language = parse_lang(lang)
     sort = parse_choice(sort_by, "--sort-by", get_args(catalog.FoodSort), language)
     found, _ = catalog.search_foods(
@@ -920,6 +954,8 @@ def exercises_search(
     json_output: JsonOpt = False,
 ) -> None:
     """Search the bundled exercise table; every match is listed."""
+    from .. import catalog
+
     language = parse_lang(lang)
     found, _ = catalog.search_exercises(
         lang=language,

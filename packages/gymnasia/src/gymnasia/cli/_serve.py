@@ -7,9 +7,6 @@ from typing import Annotated
 
 import typer
 
-from surefoot import StoreError
-
-from ..faults import FaultSpecError
 from ..texts import t
 from ._agent import chat_model
 from ._base import (
@@ -82,6 +79,9 @@ def serve(
     tracer = session_tracer(language)
     import uvicorn
 
+    from surefoot import StoreError
+
+    from ..faults import FaultSpecError
     from ..web import create_app
 
     try:
