@@ -45,6 +45,7 @@ from surefoot import (
 )
 
 from .faults import Faults
+from .render import asked_in_words
 from .texts import t
 
 if TYPE_CHECKING:
@@ -283,7 +284,12 @@ def register_feedback_tools(
     github = GitHubIssues(settings or FeedbackSettings.from_env(), transport=transport)
     faults = faults or Faults()
 
-    @tools.tool(effect="write", confirm=True, destructive=False, reconcile=github.find)
+    @tools.tool(
+        effect="write",
+        confirm=asked_in_words("create_feature_issue"),
+        destructive=False,
+        reconcile=github.find,
+    )
     def create_feature_issue(
         ctx: ToolContext, title: Title, description: Description
     ) -> Ok | ToolError:
