@@ -143,6 +143,13 @@ def test_deleting_a_note_that_does_not_exist_asks_nobody(tmp_path: Path, lang: s
     assert json.loads(gym("approvals", "list", "--json", cwd=tmp_path).stdout) == []
 
 
+def test_deleting_a_missing_note_shows_no_code(tmp_path: Path) -> None:
+    """What the person reads is that there is no such note, with no raw code nor a question."""
+    proc = gym("ask", DELETE["es"].format(key="nada"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Coach: No hay ninguna nota «nada»."
+
+
 def test_a_note_with_control_characters_cannot_drive_the_terminal(tmp_path: Path) -> None:
     """A note holding an escape sequence (clear the screen), a carriage return and a
     right-to-left override is shown with each as a visible escape, by ``ask`` and by the data
