@@ -1175,11 +1175,6 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "page_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
     "page_writes": {"es": "Escrituras", "pt": "Escritas", "en": "Writes"},
     # -- delete-data ---------------------------------------------------------------------
-    "confirm_action": {
-        "es": "¿Ejecutar {call}?",
-        "pt": "Executar {call}?",
-        "en": "Run {call}?",
-    },
     "erase_confirm": {
         "es": "¿Borrar todos los datos de «{user}»? No se puede deshacer.",
         "pt": "Apagar todos os dados de «{user}»? Não pode ser desfeito.",
