@@ -4,6 +4,7 @@ that turn what a person typed into values (or one ``UsageProblem`` line)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import re
 import sys
@@ -16,6 +17,7 @@ from ..render import neutralised
 from ..texts import number, t
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
     from rich.console import Console
 
     from surefoot import Lang, StoreError
@@ -300,15 +302,22 @@ def existing_store(db: str | None, lang: Lang, user: str, *, create: bool = Fals
         raise store_problem(exc, lang, target) from None
 
 
-def parse_date(value: str, lang: Lang) -> dt.date:
-    """A date as the tools take it (``CalendarDate``: exactly YYYY-MM-DD, a real day), so the
-    command line and the model accept and refuse the same dates."""
-    from pydantic import TypeAdapter, ValidationError
+@functools.cache
+def _calendar_dates() -> TypeAdapter[dt.date]:
+    from pydantic import TypeAdapter
 
     from surefoot import CalendarDate
 
+    return TypeAdapter(CalendarDate)
+
+
+def parse_date(value: str, lang: Lang) -> dt.date:
+    """A date as the tools take it (``CalendarDate``: exactly YYYY-MM-DD, a real day), so the
+    command line and the model accept and refuse the same dates."""
+    from pydantic import ValidationError
+
     try:
-        return TypeAdapter(CalendarDate).validate_python(value)
+        return _calendar_dates().validate_python(value)
     except ValidationError:
         raise UsageProblem(t(lang, "bad_date", value=value)) from None
 
