@@ -31,10 +31,12 @@ TRACE_MARKS = ("→", "stop_reason=", "model_requests=", '"ok"', "write_measurem
 def gym(
     *args: str, cwd: Path, columns: int = 200, lang: str = "es"
 ) -> subprocess.CompletedProcess[str]:
-    """``gymnasia ARGS --db gym.db --lang LANG --today TODAY`` in a fresh process."""
+    """``gymnasia ARGS --db gym.db --lang LANG`` (and ``--today`` for a turn) in a fresh
+    process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
     env["COLUMNS"] = str(columns)
-    fixed = ("--db", str(cwd / "gym.db"), "--lang", lang, "--today", TODAY)
+    dated = ("--today", TODAY) if args[0] in ("ask", "chat") else ()
+    fixed = ("--db", str(cwd / "gym.db"), "--lang", lang, *dated)
     return subprocess.run(
         [sys.executable, "-m", "gymnasia", *args, *fixed],
         capture_output=True,

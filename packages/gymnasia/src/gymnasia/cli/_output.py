@@ -39,6 +39,7 @@ class Wrapped:
         self.width = max(out.rich.width, self.indent + 20)
         self.column = self.indent
         self.word = ""
+        self.space = False
 
     def feed(self, text: str) -> None:
         for char in neutralised(text):
@@ -47,8 +48,7 @@ class Wrapped:
                 self._newline()
             elif char in " \t":
                 self._flush()
-                if self.column > self.indent:
-                    self._write(" ")
+                self.space = self.column > self.indent  # written before the next word only
             else:
                 self.word += char
 
@@ -60,13 +60,17 @@ class Wrapped:
         if not self.word:
             return
         word, self.word = self.word, ""
-        if self.column > self.indent and self.column + self._cells(word) > self.width:
+        gap = " " if self.space else ""
+        if self.column > self.indent and self.column + len(gap) + self._cells(word) > self.width:
             self._newline()
-        self._write(word)
+            gap = ""
+        self._write(gap + word)
+        self.space = False
 
     def _newline(self) -> None:
         out.print("\n" + " " * self.indent, end="", markup=False, soft_wrap=True)
         self.column = self.indent
+        self.space = False
 
     def _write(self, text: str) -> None:
         out.print(text, end="", markup=False, soft_wrap=True)
