@@ -321,9 +321,9 @@ def history_path() -> Path:
     chosen = os.environ.get("GYMNASIA_HISTORY")
     if chosen:
         return Path(chosen)
-    import platformdirs
+    from ..app import default_db_path
 
-    return Path(platformdirs.user_data_dir("gymnasia", appauthor=False)) / "chat_history"
+    return default_db_path().with_name("chat_history")
 
 
 def _line_editing() -> Callable[[], None]:
