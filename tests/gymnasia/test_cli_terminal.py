@@ -12,10 +12,11 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from gymnasia.render import neutralised
+from gymnasia.render import approval_words, neutralised
 
 TODAY = "2020-01-05"
 SAVE = {
@@ -189,3 +190,37 @@ def test_a_long_reply_wraps_under_its_prefix(tmp_path: Path) -> None:
     for line in lines[1:]:
         assert len(line) <= 48, line
         assert line[:10].strip() == line[9], repr(line)  # 9 spaces, then the text
+
+
+@pytest.mark.parametrize(
+    ("lang", "food", "weight", "note"),
+    [
+        (
+            "es",
+            "¿Añadir 300 g de Copos de avena a: Comida, 2020-01-04?",
+            "¿Guardar peso 77,1 kg (2020-01-04)?",
+            "¿Borrar la nota «plan» de tu memoria? No se puede deshacer.",
+        ),
+        (
+            "pt",
+            "Adicionar 300 g de Flocos de aveia a: Almoço, 2020-01-04?",
+            "Salvar peso 77,1 kg (2020-01-04)?",
+            "Excluir a nota «plan» da sua memória? Não dá para desfazer.",
+        ),
+        (
+            "en",
+            "Add 300 g of Rolled oats to: Lunch, 2020-01-04?",
+            "Save weight 77.1 kg (2020-01-04)?",
+            "Delete the note 'plan' from your memory? This cannot be undone.",
+        ),
+    ],
+)
+def test_approval_words_name_the_data(lang: Any, food: str, weight: str, note: str) -> None:
+    """What a waiting write will do, in the person's language, with the food's and the
+    meal's names and the value with its unit: never the tool's name or JSON."""
+    meal = {"date": "2020-01-04", "meal": "lunch", "food_id": "rolled_oats", "grams": 300.0}
+    assert approval_words("add_meal_food", meal, lang) == food
+    assert approval_words("write_measurement", {"date": "2020-01-04", "weight_kg": 77.1}, lang) == (
+        weight
+    )
+    assert approval_words("delete_memory", {"key": "plan"}, lang) == note

@@ -50,8 +50,32 @@ def approval_words(tool: str, arguments: dict[str, Any], lang: Lang) -> str:
         what = describe_measurement(values, lang)
         if what:
             return t(lang, "approve_save", what=what)
+    if tool == "add_meal_food":
+        food = _meal_food_words(values, lang)
+        if food:
+            return food
     given = ", ".join(f"{k} {v}" for k, v in values.items() if v is not None)
     return t(lang, "approve_generic", title=tool.replace("_", " "), values=given or "-")
+
+
+def _meal_food_words(values: dict[str, Any], lang: Lang) -> str | None:
+    """A food to add to a meal, with the food's and the meal's names in ``lang``."""
+    from . import catalog, meals
+    from .texts import number, t
+
+    food = catalog.foods().get(str(values.get("food_id")))
+    meal = meals.resolve(str(values.get("meal")))
+    grams = values.get("grams")
+    if food is None or meal is None or not isinstance(grams, int | float):
+        return None
+    return t(
+        lang,
+        "approve_add_meal_food",
+        grams=number(float(grams), lang),
+        food=food.name(lang),
+        meal=meals.label(meal, lang),
+        date=values.get("date"),
+    )
 
 
 def asked_in_words(tool: str) -> Callable[[dict[str, Any], ToolContext], str]:

@@ -1578,6 +1578,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "lê-lo.",
         "en": "Open a public request on GitHub titled '{title}'? Anyone will be able to read it.",
     },
+    "approve_add_meal_food": {
+        "es": "¿Añadir {grams} g de {food} a: {meal}, {date}?",
+        "pt": "Adicionar {grams} g de {food} a: {meal}, {date}?",
+        "en": "Add {grams} g of {food} to: {meal}, {date}?",
+    },
     "approve_save": {
         "es": "¿Guardar {what}?",
         "pt": "Salvar {what}?",
