@@ -4,12 +4,13 @@
 # Two more run the Coach on a real model on this machine (neither is part of `make test`):
 #   make local-model — fetch, build and start llama-server with a small model (outside the repo)
 #   make test-local  — the live-local suite against it
+#   make eval-local  — the recovery evaluation (four arms) on it, into build/eval-local
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench install clean lock docs local-model test-local dist release-check
+.PHONY: demo test lint bench install clean lock docs local-model test-local eval-local dist release-check
 
 # Both distributions are installed editable from packages/, with the development tools of the
 # root's `dev` dependency group (pip reads dependency groups since 25.1, hence the upgrade), at
@@ -89,6 +90,22 @@ local-model:
 test-local: $(STAMP) local-model
 	SUREFOOT_LOCAL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 SUREFOOT_LOCAL_REQUIRED=1 \
 		$(PY) -m pytest -m live_local tests/live_local
+
+# The recovery evaluation (docs/eval.md) on that server: the Gymnasia suite in the four arms,
+# into EVAL_DIR (runs.jsonl, summary.json, chart-<arm>.png; the table on stdout). The server
+# runs at temperature 0 (scripts/local-model.sh), so a repeat gives the same answers: N is one
+# run of each task in each arm (EVAL_REPEAT), all the tasks (EVAL_TASKS narrows them: ids or
+# prefixes like measure.). By arm, so the server's prompt cache keeps each arm's system prompt
+# and tools warm: estimated at 25-30 minutes on two idle cores (about 210 requests). A request
+# may take EVAL_TIMEOUT seconds (a busy machine slows the server down).
+EVAL_DIR ?= build/eval-local
+EVAL_REPEAT ?= 1
+EVAL_TASKS ?=
+EVAL_TIMEOUT ?= 300
+eval-local: $(STAMP) local-model
+	$(VENV)/bin/gymnasia eval --provider openai-chat --model qwen2.5-coder-1.5b \
+		--base-url http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 --arms contract,plain,no-recovery,naive \
+		--repeat $(EVAL_REPEAT) --order by-arm --timeout $(EVAL_TIMEOUT) --out $(EVAL_DIR) $(if $(EVAL_TASKS),--tasks $(EVAL_TASKS))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site dist

@@ -3,11 +3,13 @@ PostgreSQL, side by side in one run.
 
 A turn is a scripted model asking for ``R`` rounds of one sync tool call each, then answering.
 The cost of a round is the slope between turns of 1 and of ``1 + N`` rounds; the cost of a write
-is a write round minus a read round. Commits are counted by wrapping ``Database.transaction``
-(fsyncs can't be traced here): a *commit* is a transaction that changed something (what an
-fsync is paid for), a *transaction* is any round trip. The budget: two commits per round
-(the model's response before its tools run, then the outcomes), plus claim and finalize for a
-write.
+is a write round minus a read round. Commits are counted by the ``Database`` itself
+(``Database.counts``; fsyncs can't be traced here): a *commit* is a transaction that wrote
+(what an fsync is paid for), a *transaction* is any one that committed, reads included. The
+budget: one commit per round (the model's response, before its tools run, together with the
+previous round's outcomes), plus claim and settlement for a write; a 1-tool turn commits
+five times (the hold taken, the person's message, the response, the outcomes with the final
+answer, the hold given back).
 
 Backends: ``memory`` (``MemoryLedger`` + ``MemoryJournal``), ``sqlite`` (a file in a temporary
 directory: WAL, ``synchronous=FULL``), ``postgresql`` (a fresh schema at ``--pg``, dropped
@@ -39,47 +41,16 @@ from surefoot import (
     SqlLedger,
     ToolContext,
     ToolSet,
+    TurnResult,
     open_database,
 )
-from surefoot.messages import ToolResultsMessage, UserMessage
+from surefoot._runner import Turn, TurnRunner
+from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
 from surefoot.sql import Database
+from surefoot.sql import TransactionCounts as Counts
 from surefoot.testing import FunctionModel, call, turn
 
 PG_DEFAULT = os.environ.get("SUREFOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
-WRITES = ("INSERT", "UPDATE", "DELETE")
-
-
-@dataclass
-class Counts:
-    """Transactions and commits seen on one database."""
-
-    transactions: int = 0
-    commits: int = 0
-
-
-def count_commits(db: Database) -> Counts:
-    """Wrap ``db.transaction`` so every transaction (and every one that wrote) is counted."""
-    counts = Counts()
-    inner = db.transaction
-
-    @contextlib.contextmanager
-    def counted() -> Iterator[Any]:
-        wrote = False
-        with inner() as tx:
-            execute = tx.execute
-
-            def watched(sql: str, params: Any = ()) -> Any:
-                nonlocal wrote
-                wrote = wrote or sql.lstrip().upper().startswith(WRITES)
-                return execute(sql, params)
-
-            tx.execute = watched  # type: ignore[method-assign]
-            yield tx
-        counts.transactions += 1
-        counts.commits += wrote
-
-    db.transaction = counted  # type: ignore[method-assign]
-    return counts
 
 
 def build_tools(db: Database | None) -> ToolSet:
@@ -147,14 +118,27 @@ def memory_backend() -> Backend:
     return Backend("memory", agent, None, ("read_item", "write_item"))
 
 
-def sql_backend(name: str, db: Database) -> Backend:
-    """Journal, ledger and diagnostics in ``db``."""
+class ResultsApart(TurnRunner):
+    """The turn runner as it was: each round's outcomes journaled in a commit of their own
+    before the model is asked again (for the comparison only)."""
+
+    async def execute(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
+        """Run the round, then journal its outcomes at once."""
+        step = await super().execute(turn, message)
+        if step is None:
+            self.flush(turn)
+        return step
+
+
+def sql_backend(name: str, db: Database, *, results_apart: bool = False) -> Backend:
+    """Journal, ledger and diagnostics in ``db`` (``results_apart``: as before, each round's
+    outcomes in a commit of their own)."""
     tools = build_tools(db)
-    counts = count_commits(db)
+    counts = db.counts  # every transaction and commit, counted by the Database
     ledger, journal, diagnostics = SqlLedger(db), SqlJournal(db), SqlDiagnostics(db)
 
     def agent(tool: str, rounds: int) -> Agent:
-        return Agent(
+        made = Agent(
             model=rounds_model(tool, rounds),
             tools=tools,
             lang="en",
@@ -162,8 +146,12 @@ def sql_backend(name: str, db: Database) -> Backend:
             journal=journal,
             diagnostics=diagnostics,
         )
+        if results_apart:
+            made._runner = ResultsApart(made)  # the old path, for the comparison
+        return made
 
-    return Backend(name, agent, counts, ("read_item", "write_item", "write_atomic"))
+    label = f"{name} (results apart)" if results_apart else name
+    return Backend(label, agent, counts, ("read_item", "write_item", "write_atomic"))
 
 
 Config = tuple[str, int]
@@ -208,6 +196,8 @@ class Row:
     """One backend's numbers."""
 
     name: str
+    turn_us: float
+    turn_commits: int
     round_us: float
     round_commits: float
     round_transactions: float
@@ -225,6 +215,8 @@ def measure(backend: Backend, *, extra: int, turns: int) -> Row:
     writes = [t for t in backend.tools if t != "read_item"]
     return Row(
         backend.name,
+        short_t * 1e6,
+        short_c.commits,
         (long_t - short_t) / extra * 1e6,
         (long_c.commits - short_c.commits) / extra,
         (long_c.transactions - short_c.transactions) / extra,
@@ -260,8 +252,8 @@ def report(rows: list[Row]) -> None:
     """Print the table and the ratios against memory."""
     base = rows[0]
     print(
-        f"\n{'backend':<11} {'µs/round':>10} {'x mem':>7} {'commits':>8} {'txns':>6}   "
-        "extra per write (µs, commits)"
+        f"\n{'backend':<26} {'1-tool turn':>12} {'commits':>8} {'µs/round':>10} {'x mem':>7} "
+        f"{'commits':>8} {'txns':>6}   extra per write (µs, commits)"
     )
     for row in rows:
         writes = "  ".join(
@@ -270,12 +262,14 @@ def report(rows: list[Row]) -> None:
         )
         ratio = row.round_us / base.round_us if base.round_us > 0 else float("nan")
         print(
-            f"{row.name:<11} {row.round_us:10.1f} {ratio:7.1f} {row.round_commits:8.1f} "
-            f"{row.round_transactions:6.1f}   {writes}"
+            f"{row.name:<26} {row.turn_us:10.0f}µs {row.turn_commits:8d} {row.round_us:10.1f} "
+            f"{ratio:7.1f} {row.round_commits:8.1f} {row.round_transactions:6.1f}   {writes}"
         )
     print(
-        "\nBudget: 2 commits per tool round, +2 per write (claim and finalize; for an "
-        "atomic write, claim and the write's own transaction)."
+        "\nBudget: 1 commit per tool round (the response, with the previous round's "
+        "outcomes), +2 per write (claim and finalize; for an atomic write, claim and the "
+        "write's own transaction); 5 per 1-tool turn. '(results apart)' rows run the same "
+        "turns with each round's outcomes in a commit of their own, as before."
     )
     for row in rows[1:]:
         per_commit = row.round_us / row.round_commits if row.round_commits else float("nan")
@@ -299,12 +293,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = open_database(Path(tmp) / "bench.db")
         try:
-            rows.append(measure(sql_backend("sqlite", db), extra=extra, turns=sql_turns))
+            for apart in (False, True):
+                backend = sql_backend("sqlite", db, results_apart=apart)
+                rows.append(measure(backend, extra=extra, turns=sql_turns))
         finally:
             db.close()
     with postgres(options.pg) as pg:
         if pg is not None:
-            rows.append(measure(sql_backend("postgresql", pg), extra=extra, turns=sql_turns))
+            for apart in (False, True):
+                backend = sql_backend("postgresql", pg, results_apart=apart)
+                rows.append(measure(backend, extra=extra, turns=sql_turns))
     report(rows)
 
 

@@ -61,7 +61,7 @@ class Crashing(OfflineModel):
 
     async def request(self, request):
         if point == "next_step" and isinstance(request.messages[-1], ToolResultsMessage):
-            die()  # the results are journaled; the turn is not finished
+            die()  # the results go into the journal with the next response: not yet
         return await super().request(request)
 
 
@@ -213,11 +213,15 @@ def test_resume_after_a_kill_between_commit_and_results_does_not_write_again(
 def test_resume_after_a_kill_before_the_next_model_step_asks_the_model_once(
     tmp_path: Path, db_url: str, look: Any
 ) -> None:
-    """Killed when asked for the next step: resume asks the model once, the write is not redone."""
+    """Killed when asked for the next step (the round's results travel with the next
+    response, so they are not journaled yet): resume answers the write from the ledger,
+    never runs it again, and asks the model once."""
     conversation = "c_resume_next_step"
     crash_turn(tmp_path, db_url, "next_step", conversation)
     before = look()
-    assert isinstance(before.messages(conversation)[-1], ToolResultsMessage)
+    assert isinstance(before.messages(conversation)[-1], AssistantMessage)
+    (entry,) = before.writes(conversation)
+    assert entry.state == "committed"
     saved = before.measurement()
     assert saved is not None
     before.close()
@@ -226,7 +230,9 @@ def test_resume_after_a_kill_before_the_next_model_step_asks_the_model_once(
     result = json.loads(done.stdout)
     assert result["stop_reason"] == "completed"
     assert result["model_requests"] == 1
-    assert result["tool_calls"] == []
+    (replayed,) = result["tool_calls"]
+    assert replayed["executed"] is False
+    assert replayed["outcome"] == {"ok": entry.result}
     assert "77" in result["reply"]
 
     after = look()

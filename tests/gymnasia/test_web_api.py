@@ -210,7 +210,11 @@ def test_approving_a_delete_runs_it_once(make_client: MakeClient) -> None:
     assert note(client, "X") is None
     again = client.post(f"/api/approvals/{cid}/{call_id}", json={"approved": True})
     assert again.status_code == 409
-    assert again.json() == {"error": "already_decided", "approved": True}
+    assert again.json() == {
+        "error": "already_decided",
+        "approved": True,
+        "message": "Esta confirmación ya estaba decidida; no se ha repetido nada.",
+    }
     flipped = client.post(f"/api/approvals/{cid}/{call_id}", json={"approved": False})
     assert flipped.status_code == 409
     app = client.app
@@ -446,7 +450,8 @@ def test_empty_measurements_page_says_so(tmp_path: Path) -> None:
 
 
 def test_lang_query_overrides_the_server_language(make_client: MakeClient) -> None:
-    """?lang= switches the interface language; an unknown value falls back to the server's."""
+    """?lang= switches the interface language and is remembered (a cookie); an unknown value
+    falls back to the remembered one, else to the server's."""
     client = make_client(lang="es")
     assert '<html lang="es">' in client.get("/").text
     pt = client.get("/measurements?lang=pt").text
@@ -455,6 +460,9 @@ def test_lang_query_overrides_the_server_language(make_client: MakeClient) -> No
     en = client.get("/?lang=en").text
     assert "Tool trace" in en
     assert "Offline model" in en
+    assert '<html lang="en">' in client.get("/?lang=xx").text
+    assert '<html lang="en">' in client.get("/measurements").text
+    client.cookies.clear()
     assert '<html lang="es">' in client.get("/?lang=xx").text
 
 

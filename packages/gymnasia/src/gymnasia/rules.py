@@ -214,7 +214,7 @@ def when(lang: Lang, date: dt.date, today: dt.date) -> str:
         return t(lang, "rule_today")
     if date == today - dt.timedelta(days=1):
         return t(lang, "rule_yesterday")
-    return t(lang, "rule_on_date", date=date.isoformat())
+    return t(lang, "rule_for_date", date=date.isoformat())
 
 
 def _label(lang: Lang, field: str) -> str:

@@ -360,6 +360,11 @@ class GymStore:
         found = {r[0]: {"measure": r[0], "target": float(r[1]), "by_date": r[2]} for r in rows}
         return [found[name] for name in MEASUREMENT_FIELDS if name in found]
 
+    def delete_goal(self, tx: Tx, measure: str) -> bool:
+        """Delete the goal of one measure; False if there was none."""
+        tx.execute("DELETE FROM gym_goals WHERE user_id = ? AND measure = ?", (self.user, measure))
+        return tx.rowcount == 1
+
     # -- memory ------------------------------------------------------------------------------
 
     def memory_keys(self) -> list[str]:
@@ -369,9 +374,10 @@ class GymStore:
         )
         return [r[0] for r in rows]
 
-    def read_memory(self, key: str) -> dict[str, str] | None:
-        """The note ``key``, or None."""
-        rows = self.db.query(
+    def read_memory(self, key: str, *, tx: Tx | None = None) -> dict[str, str] | None:
+        """The note ``key`` (as ``tx`` sees it, when given), or None."""
+        rows = self._rows(
+            tx,
             "SELECT key, description, value FROM gym_memory WHERE user_id = ? AND key = ?",
             (self.user, key),
         )

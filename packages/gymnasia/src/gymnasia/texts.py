@@ -1611,6 +1611,75 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "the PostgreSQL server {server} has no database '{name}'. Create it with "
         "`createdb {name}` (or `CREATE DATABASE {name};` in psql) and try again",
     },
+    # --- gymnasia eval --------------------------------------------------------------------
+    "eval_unknown_arm": {
+        "es": "No existe el brazo «{value}»; usa {choices}.",
+        "pt": "Não existe o braço «{value}»; use {choices}.",
+        "en": "There is no arm '{value}'; use {choices}.",
+    },
+    "eval_unknown_task": {
+        "es": "No hay ninguna tarea llamada «{value}» (gymnasia eval --list las muestra).",
+        "pt": "Não há nenhuma tarefa chamada «{value}» (gymnasia eval --list mostra-as).",
+        "en": "There is no task named '{value}' (gymnasia eval --list shows them).",
+    },
+    "eval_bad_order": {
+        "es": "--order no admite «{value}»; usa interleaved o by-arm.",
+        "pt": "--order não aceita «{value}»; use interleaved ou by-arm.",
+        "en": "--order does not take '{value}'; use interleaved or by-arm.",
+    },
+    "eval_bad_repeat": {
+        "es": "--repeat debe ser 1 o más.",
+        "pt": "--repeat deve ser 1 ou mais.",
+        "en": "--repeat must be 1 or more.",
+    },
+    "eval_progress": {
+        "es": "evaluando {runs} ejecuciones",
+        "pt": "avaliando {runs} execuções",
+        "en": "evaluating {runs} runs",
+    },
+    "eval_title": {
+        "es": "Recuperación por brazo: {model} ({runs} ejecuciones; intervalos del 95 %)",
+        "pt": "Recuperação por braço: {model} ({runs} execuções; intervalos de 95 %)",
+        "en": "Recovery by arm: {model} ({runs} runs; 95% intervals)",
+    },
+    "eval_columns": {
+        "es": "brazo|éxito|recuperación|dobles efectos|éxito falso|peticiones tras parar|"
+        "peticiones|tokens|s",
+        "pt": "braço|sucesso|recuperação|efeitos duplos|sucesso falso|pedidos após parar|"
+        "pedidos|tokens|s",
+        "en": "arm|success|recovery|double effects|false success|requests after stop|"
+        "requests|tokens|s",
+    },
+    "eval_broken": {
+        "es": "{arm} rompió {invariant} en: {tasks}",
+        "pt": "{arm} quebrou {invariant} em: {tasks}",
+        "en": "{arm} broke {invariant} in: {tasks}",
+    },
+    "eval_differences": {
+        "es": "Diferencias emparejadas con el brazo contract (misma tarea y semilla):",
+        "pt": "Diferenças emparelhadas com o braço contract (mesma tarefa e semente):",
+        "en": "Paired differences from the contract arm (same task and seed):",
+    },
+    "eval_difference": {
+        "es": "{arm} - contract, {measure}: {mean} [{low}, {high}] en {pairs} pares",
+        "pt": "{arm} - contract, {measure}: {mean} [{low}, {high}] em {pairs} pares",
+        "en": "{arm} - contract, {measure}: {mean} [{low}, {high}] over {pairs} pairs",
+    },
+    "eval_no_pairs": {
+        "es": "{arm} - contract, {measure}: sin pares",
+        "pt": "{arm} - contract, {measure}: sem pares",
+        "en": "{arm} - contract, {measure}: no pairs",
+    },
+    "eval_wrote": {
+        "es": "Escrito en {path}: runs.jsonl, summary.json{charts}",
+        "pt": "Escrito em {path}: runs.jsonl, summary.json{charts}",
+        "en": "Written to {path}: runs.jsonl, summary.json{charts}",
+    },
+    "eval_no_charts": {
+        "es": "Sin gráficos: necesitan matplotlib (pip install 'surefoot[eval]').",
+        "pt": "Sem gráficos: precisam do matplotlib (pip install 'surefoot[eval]').",
+        "en": "No charts: they need matplotlib (pip install 'surefoot[eval]').",
+    },
 }
 
 

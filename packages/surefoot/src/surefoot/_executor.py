@@ -144,6 +144,7 @@ class Executor:
         self._lease = lease_seconds
         self._app = app_context or {}
         self.settler = Settler(tools, self.ledger, self._diagnose)
+        self._unavailable_errors: dict[tuple[str, Lang], ToolError] = {}
 
     def reconcile(
         self, *, conversation_id: str | None = None, lang: Lang = "en", orphaned: bool = False
@@ -163,15 +164,15 @@ class Executor:
         for call in calls:
             tool = self.tools.get(call.name)
             concurrent = tool is not None and tool.effect == "read" and tool.is_async
-            if not concurrent:
+            if group and (not concurrent or _stopped(state)):
                 records.extend(await self._flush(group, state))
             if _stopped(state):  # checked before preparing: a skipped call takes no ordinal
-                records.extend(await self._flush(group, state))
                 records.append(self._traced(_not_executed(call, state)))
                 continue
-            prepared = self._prepare(call, state)
+            prepared = self._prepare(call, tool, state)
             if isinstance(prepared, ToolError):
-                records.extend(await self._flush(group, state))
+                if group:
+                    records.extend(await self._flush(group, state))
                 refused = CallRecord(call, state.stop_if(prepared), executed=False)
                 records.append(self._traced(refused))
             elif concurrent:
@@ -180,7 +181,8 @@ class Executor:
                 return BatchResult(tuple(records), pending=waiting)
             else:
                 records.append(await self._run_one(call, prepared, state))
-        records.extend(await self._flush(group, state))
+        if group:
+            records.extend(await self._flush(group, state))
         return BatchResult(tuple(records))
 
     def replay(
@@ -198,7 +200,7 @@ class Executor:
     def _replay_one(self, call: ToolCall, outcome: Outcome, state: TurnState) -> None:
         if isinstance(outcome, ToolError) and outcome.code == ErrorCode.NOT_EXECUTED:
             return  # never prepared: the turn had stopped, or the response was cut off
-        prepared = _validated(self.tools, call, state.lang)
+        prepared = _validated(self.tools.get(call.name), call, state.lang)
         if isinstance(prepared, _Refused):
             identity = prepared.identity
         elif isinstance(outcome, ToolError) and outcome.code == ErrorCode.ALREADY_DONE:
@@ -304,7 +306,7 @@ class Executor:
         executed: bool,
     ) -> CallRecord:
         if isinstance(outcome, ToolError):
-            state.note_failure(prep.fingerprint, outcome)
+            state.failed(prep, outcome)
             state.stop_if(outcome)
         elif prep.tool.effect == "write":
             state.succeeded(prep.fingerprint, outcome.data)
@@ -335,28 +337,30 @@ class Executor:
             ordinal=ordinal,
         )
 
-    def _prepare(self, call: ToolCall, state: TurnState) -> _Prepared | ToolError:
-        prepared = _validated(self.tools, call, state.lang)
+    def _prepare(
+        self, call: ToolCall, tool: Tool | None, state: TurnState
+    ) -> _Prepared | ToolError:
+        prepared = _validated(tool, call, state.lang)
         if isinstance(prepared, _Refused):
             refusal = self._refusal(call, prepared, state.lang)
             return state.guarded(prepared.identity, refusal, self._guard_limit)
         tool = prepared.tool
-        if state.done and tool.effect == "write" and not tool.repeatable:
-            repeated = state.repeated(prepared.fingerprint, tool.name, _describer(tool, state.lang))
-            if repeated is not None:  # done in an earlier round: not run, no key taken
-                return repeated
-        self._mint(prepared, state, call.call_id)
-        if state.failures:  # only a turn with a failure on record can repeat one
+        if tool.effect == "write":
+            if state.done and not tool.repeatable:
+                describe = _describer(tool, state.lang)
+                repeated = state.repeated(prepared.fingerprint, tool.name, describe)
+                if repeated is not None:  # done in an earlier round: not run, no key taken
+                    return repeated
+            self._mint(prepared, state, call.call_id)
+        if state.has_failures():  # only a turn with a failure on record can repeat one
             guard = state.guard(prepared.fingerprint, self._guard_limit)
             if guard is not None:
                 return guard
-        refused = self._ground(prepared, state)
-        if refused is None and tool.precheck is not None and _asks(prepared):
-            ctx = self._context(call, tool, state.conversation_id, state.lang)
-            if self._decision(call, prepared, state) is None:  # nobody asked yet: check first
-                refused = _prechecked(tool, prepared.args.__dict__, ctx, self._diagnose)
+        refused = self._ground(prepared, state) if tool.grounded else None
+        if refused is None and tool.precheck is not None:
+            refused = _prechecked(self, call, prepared, state)
         if refused is not None:
-            state.note_failure(prepared.fingerprint, refused)
+            state.failed(prepared, refused)
             return refused
         return prepared
 
@@ -404,18 +408,17 @@ class Executor:
             why = "denied" if tool.confirm else "denied_derived"
             denied = ToolError(ErrorCode.DENIED, text(state.lang, why), Recovery.CHOOSE_ALTERNATIVE)
             return self._finish(call, denied, state, prep, executed=False)
-        ctx = self._context(call, tool, state.conversation_id, state.lang)
-        if tool.effect == "read":
-            outcome = await _invoke(tool, prep, ctx)
-            if isinstance(outcome, BaseException):
-                self._diagnose(outcome, ctx)
-                outcome = ToolError(
-                    ErrorCode.UNAVAILABLE,
-                    text(state.lang, "unavailable", name=tool.name),
-                    Recovery.CHOOSE_ALTERNATIVE,
-                )
-            return self._finish(call, outcome, state, prep, executed=True)
-        return await self._run_write(call, prep, state, ctx)
+        conversation_id, lang = state.conversation_id, state.lang
+        if tool.effect != "read":
+            ctx = self._context(call, tool, conversation_id, lang)
+            return await self._run_write(call, prep, state, ctx)
+        # a read's context is made only for a handler that takes one, or for a diagnostic
+        context = self._context(call, tool, conversation_id, lang) if tool.wants_context else None
+        outcome = await _invoke(tool, prep, context)
+        if isinstance(outcome, BaseException):
+            self._diagnose(outcome, context or self._context(call, tool, conversation_id, lang))
+            outcome = self._unavailable(tool.name, lang)
+        return self._finish(call, outcome, state, prep, executed=True)
 
     async def _run_write(
         self, call: ToolCall, prep: _Prepared, state: TurnState, ctx: ToolContext
@@ -451,6 +454,19 @@ class Executor:
             outcome = self.settler.settle(tool, key, arguments, ctx, result)
         return self._finish(call, outcome, state, prep, executed=True)
 
+    def _unavailable(self, tool: str, lang: Lang) -> ToolError:
+        """What the model gets when a read fails: made once per tool and language (an
+        outcome is immutable)."""
+        error = self._unavailable_errors.get((tool, lang))
+        if error is None:
+            error = ToolError(
+                ErrorCode.UNAVAILABLE,
+                text(lang, "unavailable", name=tool),
+                Recovery.CHOOSE_ALTERNATIVE,
+            )
+            self._unavailable_errors[tool, lang] = error
+        return error
+
     def _diagnose(self, exc: BaseException, ctx: ToolContext) -> None:
         self.diagnostics.record(
             diagnostic_from(
@@ -464,9 +480,9 @@ class Executor:
         )
 
 
-def _validated(tools: ToolSet, call: ToolCall, lang: Lang) -> _Prepared | _Refused:
-    """The validated call, or why it cannot run (with its identity as it was sent)."""
-    tool = tools.get(call.name)
+def _validated(tool: Tool | None, call: ToolCall, lang: Lang) -> _Prepared | _Refused:
+    """The validated call to ``tool`` (None: the tool the call names does not exist), or why
+    it cannot run (with its identity as it was sent)."""
     if tool is None:
         return _Refused(f"?{call.name}", None)
     if call.arguments is None:
@@ -485,9 +501,10 @@ def _validated(tools: ToolSet, call: ToolCall, lang: Lang) -> _Prepared | _Refus
     return _Prepared(tool, validated)
 
 
-async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext) -> Outcome | BaseException:
-    """Run the handler; what it raises, or returns that is not an outcome of plain JSON data,
-    comes back as the exception to diagnose (the error boundary)."""
+async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext | None) -> Outcome | BaseException:
+    """Run the handler (``ctx``: for a handler that takes one); what it raises, or returns
+    that is not an outcome of plain JSON data, comes back as the exception to diagnose (the
+    error boundary)."""
     kwargs = prep.args.__dict__  # the validated field values, by name
     try:
         if tool.is_async:
@@ -508,17 +525,21 @@ async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext) -> Outcome | Ba
 
 
 def _prechecked(
-    tool: Tool, arguments: dict[str, Any], ctx: ToolContext, diagnose: Callable[..., None]
+    executor: Executor, call: ToolCall, prepared: _Prepared, state: TurnState
 ) -> ToolError | None:
-    """The error ``tool``'s precheck finds in a call before a person is asked, or None. A
-    precheck that raises is diagnosed, and the person is asked."""
+    """The error a tool's precheck finds in a call that would wait for a person, before
+    anyone is asked (None: ask, or a person already decided on this call). A precheck that
+    raises is diagnosed, and the person is asked."""
+    tool = prepared.tool
     assert tool.precheck is not None
-    try:
-        found = tool.precheck(arguments, ctx)
-    except Exception as exc:  # noqa: BLE001 - the error boundary, as for handlers
-        diagnose(exc, ctx)
+    if not _asks(prepared) or executor._decision(call, prepared, state) is not None:
         return None
-    return found
+    ctx = executor._context(call, tool, state.conversation_id, state.lang)
+    try:
+        return tool.precheck(prepared.args.__dict__, ctx)
+    except Exception as exc:  # noqa: BLE001 - the error boundary, as for handlers
+        executor._diagnose(exc, ctx)
+        return None
 
 
 def _not_executed(call: ToolCall, state: TurnState) -> CallRecord:

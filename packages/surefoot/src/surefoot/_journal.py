@@ -225,7 +225,7 @@ class MemoryJournal:
         self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
     ) -> None:
         found = self._conversations.get(conversation_id)
-        if found is None or (found.owner, found.fence) != (lease.owner, lease.fence):
+        if found is None or found.owner != lease.owner or found.fence != lease.fence:
             raise ConversationBusyError(conversation_id)
         found.messages.extend(messages)
         if model is not None:

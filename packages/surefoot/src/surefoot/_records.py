@@ -29,7 +29,7 @@ class CallRecord:
 
 
 _CACHED = "cache_read_input_tokens"
-_INPUT_KINDS = ("input_tokens", _CACHED, "cache_creation_input_tokens")
+_CREATED = "cache_creation_input_tokens"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +57,13 @@ class Usage:
 
     def add(self, counts: Mapping[str, int]) -> Usage:
         """This usage with one more request's ``counts``."""
+        get = counts.get
+        cached = get(_CACHED, 0)
         return Usage(
-            input_tokens=self.input_tokens + sum(counts.get(k, 0) for k in _INPUT_KINDS),
-            output_tokens=self.output_tokens + counts.get("output_tokens", 0),
-            cached_input_tokens=self.cached_input_tokens + counts.get(_CACHED, 0),
-            requests=(*self.requests, dict(counts)),
+            self.input_tokens + get("input_tokens", 0) + cached + get(_CREATED, 0),
+            self.output_tokens + get("output_tokens", 0),
+            self.cached_input_tokens + cached,
+            (*self.requests, dict(counts)),
         )
 
     @classmethod

@@ -2,7 +2,8 @@
 
     loop:
         over the token budget  → TokenBudget  (the model is not asked again)
-        step = request the model        (response journaled before any tool runs)
+        step = request the model        (response journaled before any tool runs, in
+                                         one commit with the last round's results)
         empty answer           → asked once more (a note to the model), then EmptyAnswer
         no tool calls          → Completed (or max_tokens / refusal)
         pause, no calls        → another round (counted against the limit)
@@ -11,17 +12,25 @@
         a call needs a person  → AwaitingConfirmation (the approval is recorded)
         a stop_turn outcome    → Stopped: results and the harness's message in ONE commit;
                                  the model is not asked again
-        otherwise              → results journaled; next round
+        otherwise              → results kept for the next commit; next round
 
 Whenever the harness writes the reply, it lists what the turn's writes did (``_replies``).
 A turn that loses its hold on the conversation mid-way raises ``ConversationBusyError``
 carrying the calls it had already made, so nobody is told "nothing was done" after a write.
+
+One commit per round: a round's results are journaled in the same commit as whatever comes
+next (the model's next response, the final answer, the harness's message), not in one of
+their own. A crash in between leaves the response's calls unanswered in the journal, and
+resuming runs the round again: its reads run again, and its writes are answered from the
+ledger, whose ``committed`` record was durable before the handler's outcome was returned
+(``_settle.py``), so no write runs twice. A turn that fails in between for any other reason
+journals the results on its way out (``_interrupted``), as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -87,6 +96,9 @@ class Turn:
     reasked: bool = False
     corrections: int = 0
     """Final answers sent back for not matching the output type."""
+    unsaved: list[Message] = field(default_factory=list)
+    """In ``messages`` but not yet journaled: the last round's results, which go into the
+    journal with the next append (one commit per round)."""
 
 
 class AgentParts(Protocol):
@@ -120,7 +132,7 @@ class TurnRunner:
 
     async def rounds(self, turn: Turn) -> TurnResult:
         """Ask the model and run its calls until the turn ends."""
-        with _interrupted(turn):
+        try:
             while True:
                 if self._over_budget(turn):
                     reply = self.replies.plain(
@@ -133,12 +145,15 @@ class TurnRunner:
                 step = await self._answered(turn, response.message)
                 if step is not None:
                     return step
+        except BaseException as exc:
+            self._interrupted(turn, exc)
+            raise
 
     async def go_on(
         self, turn: Turn, last: Message, results: Sequence[ToolResult]
     ) -> TurnResult | None:
         """Where a resumed turn goes on from its last journaled message (None: ask the model)."""
-        with _interrupted(turn):
+        try:
             if isinstance(last, AssistantMessage) and last.tool_calls:
                 return await self.execute(turn, last)
             if isinstance(last, AssistantMessage) and last.finish == "pause":
@@ -148,7 +163,23 @@ class TurnRunner:
                 records = [CallRecord(_call_of(r), r.outcome, r.executed, r.key) for r in results]
                 reply = self.replies.stopped(records[-len(last.results) :])
                 return await self.stop_with(turn, (), "stop_turn", reply)
-            return None
+        except BaseException as exc:
+            self._interrupted(turn, exc)
+            raise
+        return None
+
+    def _interrupted(self, turn: Turn, exc: BaseException) -> None:
+        """A turn that fails on its way: a lost hold on the conversation is raised again with
+        what the turn had already done; any other failure journals the results not yet
+        journaled (if the journal takes them: the failure is what the caller sees) and goes
+        on up as it is."""
+        if isinstance(exc, ConversationBusyError):
+            done = (*turn.earlier, *turn.calls)
+            if exc.calls or not done:
+                return
+            raise ConversationBusyError(turn.conversation_id, calls=done) from exc
+        with suppress(Exception):
+            self.flush(turn)
 
     def finished_result(self, turn: Turn, last: Message) -> TurnResult:
         """How a turn that already ended ended."""
@@ -211,11 +242,13 @@ class TurnRunner:
             output_schema=schema,
         )
         turn.requests += 1
-        with agent.tracer.model_request(
-            provider=agent.model.provider, model=agent.model.model_name
-        ) as trace:
+        model = agent.model
+        with agent.tracer.model_request(provider=model.provider, model=model.model_name) as trace:
             try:
-                response = await self._response(turn, request)
+                if agent.stream:
+                    response = await self._streamed(turn, request)
+                else:
+                    response = await model.request(request)
             except ProviderError as exc:
                 trace.finished(None, exc)
                 return await self._provider_failed(turn, exc)
@@ -223,11 +256,9 @@ class TurnRunner:
         turn.usage = turn.usage.add(response.usage)
         return response
 
-    async def _response(self, turn: Turn, request: ModelRequest) -> ModelResponse:
-        """The model's response to ``request`` (streamed to ``on_event`` if streaming)."""
+    async def _streamed(self, turn: Turn, request: ModelRequest) -> ModelResponse:
+        """The model's response to ``request``, streamed to ``on_event``."""
         model = self.agent.model
-        if not self.agent.stream:
-            return await model.request(request)
         async for event in model.stream(request):
             if isinstance(event, ResponseDone):
                 return event.response
@@ -263,7 +294,9 @@ class TurnRunner:
         if turn.state.stopped:
             reply = self.replies.stopped(batch.records)
             return await self.stop_with(turn, batch.records, "stop_turn", reply, recorded=True)
-        self.append(turn, _results_message(batch.records))
+        results = _results_message(batch.records)  # journaled with the next append
+        turn.messages.append(results)
+        turn.unsaved.append(results)
         await self._emit_all(turn, batch.records)
         return None
 
@@ -359,11 +392,23 @@ class TurnRunner:
         )
 
     def append(self, turn: Turn, *messages: Message, model: ModelRef | None = None) -> None:
-        """Journal ``messages`` under the turn's hold, and keep them in its transcript."""
-        self.agent.journal.append(turn.conversation_id, *messages, lease=turn.lease, model=model)
+        """Journal ``messages`` under the turn's hold, after the results not yet journaled
+        (in one commit), and keep them in its transcript."""
+        unsaved = turn.unsaved
+        if unsaved:  # never offered twice: an append that fails may still have committed
+            turn.unsaved = []
+        journal = self.agent.journal
+        journal.append(turn.conversation_id, *unsaved, *messages, lease=turn.lease, model=model)
         turn.messages.extend(messages)
 
+    def flush(self, turn: Turn) -> None:
+        """Journal the results not yet journaled, if any."""
+        if turn.unsaved:
+            self.append(turn)
+
     async def _emit_all(self, turn: Turn, records: Sequence[CallRecord]) -> None:
+        if turn.on_event is None:
+            return
         for record in records:
             await self._emit(turn, record)
 
@@ -373,18 +418,6 @@ class TurnRunner:
         maybe = turn.on_event(event)
         if maybe is not None:
             await maybe
-
-
-@contextmanager
-def _interrupted(turn: Turn) -> Iterator[None]:
-    """A lost hold on the conversation, raised with what the turn had already done."""
-    try:
-        yield
-    except ConversationBusyError as exc:
-        done = (*turn.earlier, *turn.calls)
-        if exc.calls or not done:
-            raise
-        raise ConversationBusyError(turn.conversation_id, calls=done) from exc
 
 
 def _empty(message: AssistantMessage) -> bool:

@@ -47,6 +47,7 @@ _NOW = {
     "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
     "postgresql": "extract(epoch from clock_timestamp())::double precision",
 }
+_WRITES: Final = ("INSERT", "UPDATE", "DELETE")
 _TOKENS = {
     "sqlite": {"{serial}": "INTEGER PRIMARY KEY AUTOINCREMENT", "{real}": "REAL"},
     "postgresql": {"{serial}": "BIGSERIAL PRIMARY KEY", "{real}": "DOUBLE PRECISION"},
@@ -195,6 +196,18 @@ def driver_errors(url: str | None, *, files: bool = False) -> Iterator[None]:
         raise
 
 
+@dataclass(slots=True)
+class TransactionCounts:
+    """What a ``Database`` committed since it was opened: how a benchmark or a test sees the
+    commits a turn costs (counted in process; nothing is asked of the database)."""
+
+    transactions: int = 0
+    """Transactions that ended in a commit, reads included."""
+    commits: int = 0
+    """Of those, the ones that wrote (ran an ``INSERT``, ``UPDATE`` or ``DELETE``): the
+    commits a disk flush is paid for."""
+
+
 class Tx:
     """An open transaction: ``execute`` runs one statement and returns its rows."""
 
@@ -202,6 +215,8 @@ class Tx:
         self._db = db
         self._cursor = cursor
         self.rowcount = 0
+        self.wrote = False
+        """Whether a statement that writes ran in it."""
 
     @property
     def dialect(self) -> Dialect:
@@ -210,8 +225,10 @@ class Tx:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run ``sql`` (``?`` placeholders, ``{now}`` for the database clock)."""
+        statement, writes = self._db.statement(sql)
+        self.wrote = self.wrote or writes
         with driver_errors(self._db.url):
-            self._cursor.execute(self._db.sql(sql), tuple(params))
+            self._cursor.execute(statement, tuple(params))
             self.rowcount = self._cursor.rowcount
             if self._cursor.description is None:
                 return []
@@ -239,11 +256,17 @@ class Database:
         self._reconnect = reconnect
         self._conn = connection
         self._lock = threading.RLock()
-        self._sql_cache: dict[str, str] = {}
+        self._sql_cache: dict[str, tuple[str, bool]] = {}
+        self.counts = TransactionCounts()
+        """Transactions and commits so far (``TransactionCounts``)."""
         self.migrate("surefoot", _SUREFOOT_MIGRATIONS)
 
     def sql(self, statement: str) -> str:
         """``statement`` rewritten for this dialect."""
+        return self.statement(statement)[0]
+
+    def statement(self, statement: str) -> tuple[str, bool]:
+        """``statement`` rewritten for this dialect, and whether it writes."""
         cached = self._sql_cache.get(statement)
         if cached is not None:
             return cached
@@ -252,8 +275,13 @@ class Database:
             out = out.replace(token, value)
         if self.dialect == "postgresql":
             out = out.replace("%", "%%").replace("?", "%s")
-        self._sql_cache[statement] = out
-        return out
+        writes = statement.lstrip().upper().startswith(_WRITES)
+        self._sql_cache[statement] = (out, writes)
+        return out, writes
+
+    def _committed(self, tx: Tx) -> None:
+        self.counts.transactions += 1
+        self.counts.commits += tx.wrote
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -273,9 +301,11 @@ class Database:
             cursor = self._conn.cursor()
             cursor.execute("BEGIN IMMEDIATE")
         try:
-            yield Tx(self, cursor)
+            tx = Tx(self, cursor)
+            yield tx
             with driver_errors(self.url):
                 cursor.execute("COMMIT")
+            self._committed(tx)
         except BaseException:
             with driver_errors(self.url):
                 self._rollback(cursor)
@@ -304,8 +334,9 @@ class Database:
         try:
             with driver_errors(self.url):
                 cursor = self._conn.cursor()
+            tx = Tx(self, cursor)
             try:
-                yield Tx(self, cursor)
+                yield tx
             finally:
                 with driver_errors(self.url):
                     cursor.close()
@@ -315,6 +346,7 @@ class Database:
             raise
         with driver_errors(self.url):
             block.__exit__(None, None, None)  # commits
+        self._committed(tx)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one statement in its own transaction and return its rows."""

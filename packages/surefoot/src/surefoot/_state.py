@@ -23,11 +23,21 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ._grounding import Words
 from ._outcome import ErrorCode, Recovery, ToolError
 from ._texts import Lang, text
+
+
+class Identified(Protocol):
+    """A call whose identity (tool + canonical arguments, hashed) is worked out on demand."""
+
+    @property
+    def fingerprint(self) -> str:
+        """The call's identity."""
+        ...
+
 
 _DATA_BLIND = frozenset({ErrorCode.INVALID_ARGUMENTS, ErrorCode.UNKNOWN_TOOL})
 """Failures that no write can change (the call itself is wrong)."""
@@ -42,6 +52,8 @@ class TurnState:
     lang: Lang = "en"
     stopped: bool = False
     failures: dict[str, tuple[str, int, ToolError]] = field(default_factory=dict)
+    """The turn's failures by call identity: the first error and how often. Failures noted
+    with ``failed`` join it when the guard first reads it."""
     ordinals: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, bool] = field(default_factory=dict)
     """A person's decisions in this turn, by the idempotency key of the exact call decided
@@ -61,6 +73,8 @@ class TurnState:
     today: dt.date | None = None
     """The turn's date, that relative dates ("hoy", "ayer") count from."""
     _words: Words | None = field(default=None, repr=False)
+    _unkeyed: list[tuple[Identified, ToolError]] = field(default_factory=list, repr=False)
+    """Failures noted before their call's identity was needed (``failed``), in order."""
 
     def words(self) -> Words | None:
         """``user_texts`` read for grounding (once per turn), or None when not known."""
@@ -76,8 +90,30 @@ class TurnState:
             self.stopped = True
         return error
 
+    def failed(self, call: Identified, error: ToolError) -> None:
+        """``note_failure`` for ``call``, whose identity is worked out only when the guard
+        or a write's success first needs ``failures`` (a turn whose one call fails never
+        hashes its arguments)."""
+        self._unkeyed.append((call, error))
+
+    def has_failures(self) -> bool:
+        """Whether any call failed in the turn so far."""
+        return bool(self.failures or self._unkeyed)
+
+    def _keyed(self) -> dict[str, tuple[str, int, ToolError]]:
+        """``failures``, with the failures noted by ``failed`` counted in, in order."""
+        if self._unkeyed:
+            pending, self._unkeyed = self._unkeyed, []
+            for call, error in pending:
+                self._count(call.fingerprint, error)
+        return self.failures
+
     def note_failure(self, identity: str, error: ToolError) -> None:
         """Count a failure of the call ``identity``; the first error is kept for the guard."""
+        self._keyed()
+        self._count(identity, error)
+
+    def _count(self, identity: str, error: ToolError) -> None:
         seen = self.failures.get(identity)
         if seen is None:
             self.failures[identity] = (error.code, 1, error)
@@ -86,7 +122,7 @@ class TurnState:
 
     def guard(self, identity: str, limit: int) -> ToolError | None:
         """The escalated error if the call ``identity`` already failed in the turn."""
-        seen = self.failures.get(identity)
+        seen = self._keyed().get(identity)
         if seen is None:
             return None
         code, count, first = seen
@@ -113,7 +149,7 @@ class TurnState:
         changed = [k for k, (r, _) in self.done.items() if r < self.round and k != identity]
         for key in changed:
             del self.done[key]
-        for key, (code, _, _) in list(self.failures.items()):
+        for key, (code, _, _) in list(self._keyed().items()):
             # what failed against the data before this write may not fail now; a call that
             # was malformed stays so
             if (
@@ -133,7 +169,7 @@ class TurnState:
         done = self.done.get(identity)
         if done is None or done[0] >= self.round:
             return None
-        seen = self.failures.get(identity)
+        seen = self._keyed().get(identity)
         if seen is not None and seen[0] == ErrorCode.ALREADY_DONE:
             self.note_failure(identity, seen[2])
             stop = text(self.lang, "already_done_stop", name=tool)

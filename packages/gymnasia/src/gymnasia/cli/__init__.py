@@ -17,7 +17,7 @@ with nothing on stdout. Exit codes:
 Modules, one per seam: ``_base`` (apps, options, parsers), ``_output`` (traces, ``--json``),
 ``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_mcp`` (the tools over MCP),
 ``_durable`` (diagnostics, approvals, resume, writes, reconcile), ``_data`` (commands without
-the agent).
+the agent), ``_eval`` (the recovery evaluation).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import typer
 
 from ..render import neutralised
 from ..texts import t
-from . import _agent, _data, _durable, _erase, _mcp, _serve  # noqa: F401 - importing registers them
+from . import _agent, _data, _durable, _erase, _eval, _mcp, _serve  # noqa: F401 - importing registers them
 from ._base import SESSION, UsageProblem, app, remember_lang, store_problem
 
 if TYPE_CHECKING:

@@ -279,6 +279,309 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     "token_submit": {"es": "Entrar", "pt": "Entrar", "en": "Enter"},
 }
 
+_MORE: Final[dict[str, dict[Lang, str]]] = {
+    # -- navigation and the new pages --------------------------------------------------------
+    "nav_meals": {"es": "Comidas", "pt": "Refeições", "en": "Meals"},
+    "nav_routines": {"es": "Rutinas", "pt": "Rotinas", "en": "Routines"},
+    "nav_notes": {"es": "Notas", "pt": "Notas", "en": "Notes"},
+    "nav_goals": {"es": "Objetivos", "pt": "Metas", "en": "Goals"},
+    "nav_pages": {"es": "Páginas", "pt": "Páginas", "en": "Pages"},
+    "meals_title": {"es": "Diario de comidas", "pt": "Diário de refeições", "en": "Meal diary"},
+    "routines_title": {
+        "es": "Rutinas de entrenamiento",
+        "pt": "Rotinas de treino",
+        "en": "Training routines",
+    },
+    "notes_title": {"es": "Notas del Coach", "pt": "Notas do Coach", "en": "The Coach's notes"},
+    "goals_title": {"es": "Tus objetivos", "pt": "Suas metas", "en": "Your goals"},
+    "no_meals": {
+        "es": "Aún no hay comidas anotadas. Pídele al coach que anote una en el chat.",
+        "pt": "Ainda não há refeições registradas. Peça ao coach que registre uma no chat.",
+        "en": "No meals logged yet. Ask the coach to log one in the chat.",
+    },
+    "no_routines": {
+        "es": "Aún no hay rutinas guardadas. Pídele al coach que cree una en el chat.",
+        "pt": "Ainda não há rotinas salvas. Peça ao coach que crie uma no chat.",
+        "en": "No routines saved yet. Ask the coach to create one in the chat.",
+    },
+    "no_notes": {
+        "es": "Aún no hay notas. Pídele al coach que guarde una en el chat.",
+        "pt": "Ainda não há notas. Peça ao coach que salve uma no chat.",
+        "en": "No notes yet. Ask the coach to save one in the chat.",
+    },
+    "no_goals": {
+        "es": "Aún no hay objetivos. Dile al coach, por ejemplo, «quiero llegar a 74 kg».",
+        "pt": "Ainda não há metas. Diga ao coach, por exemplo, “quero chegar a 74 kg”.",
+        "en": 'No goals yet. Tell the coach, for example, "I want to get to 74 kg".',
+    },
+    "meals_lead": {
+        "es": "Lo anotado en los últimos {days} días con comidas, del más reciente al más antiguo.",
+        "pt": "O que foi registrado nos últimos {days} dias com refeições, do mais recente ao "
+        "mais antigo.",
+        "en": "What was logged on the last {days} days with meals, newest first.",
+    },
+    "meal": {"es": "Comida", "pt": "Refeição", "en": "Meal"},
+    "exercises": {"es": "Ejercicios", "pt": "Exercícios", "en": "Exercises"},
+    "food": {"es": "Alimento", "pt": "Alimento", "en": "Food"},
+    "grams": {"es": "Cantidad (g)", "pt": "Quantidade (g)", "en": "Amount (g)"},
+    "kcal": {"es": "Energía (kcal)", "pt": "Energia (kcal)", "en": "Energy (kcal)"},
+    "day_total": {"es": "Total del día", "pt": "Total do dia", "en": "Day total"},
+    "exercise": {"es": "Ejercicio", "pt": "Exercício", "en": "Exercise"},
+    "series": {"es": "Series", "pt": "Séries", "en": "Sets"},
+    "series_line": {
+        "es": "{reps} \u00d7 {kg} kg, descanso {rest} s",
+        "pt": "{reps} \u00d7 {kg} kg, descanso {rest} s",
+        "en": "{reps} \u00d7 {kg} kg, rest {rest} s",
+    },
+    "category_strength": {"es": "fuerza", "pt": "força", "en": "strength"},
+    "category_hypertrophy": {"es": "hipertrofia", "pt": "hipertrofia", "en": "hypertrophy"},
+    "category_cardio": {"es": "cardio", "pt": "cardio", "en": "cardio"},
+    "category_flexibility": {"es": "flexibilidad", "pt": "flexibilidade", "en": "flexibility"},
+    "routine_name": {"es": "Nombre", "pt": "Nome", "en": "Name"},
+    "note_key": {"es": "Nota", "pt": "Nota", "en": "Note"},
+    "note_description": {"es": "Descripción", "pt": "Descrição", "en": "Description"},
+    "note_value": {"es": "Contenido", "pt": "Conteúdo", "en": "Content"},
+    "goal_measure": {"es": "Medida", "pt": "Medida", "en": "Measure"},
+    "goal_target": {"es": "Meta", "pt": "Meta", "en": "Target"},
+    "goal_by": {"es": "Para el", "pt": "Até", "en": "By"},
+    "goal_latest": {"es": "Último valor", "pt": "Último valor", "en": "Latest value"},
+    "goal_no_date": {"es": "sin fecha", "pt": "sem data", "en": "no date"},
+    "edit_meal_title": {
+        "es": "Editar {food} ({meal}, {date})",
+        "pt": "Editar {food} ({meal}, {date})",
+        "en": "Edit {food} ({meal}, {date})",
+    },
+    "delete_meal_body": {
+        "es": "Se quitará este alimento de la comida. No se puede deshacer.",
+        "pt": "Este alimento será removido da refeição. Não é possível desfazer.",
+        "en": "This food will be removed from the meal. This cannot be undone.",
+    },
+    "edit_routine_title": {
+        "es": "Renombrar la rutina «{name}»",
+        "pt": "Renomear a rotina “{name}”",
+        "en": "Rename the routine '{name}'",
+    },
+    "delete_routine_body": {
+        "es": "Se borrará la rutina con todos sus ejercicios y series. No se puede deshacer.",
+        "pt": "A rotina será excluída com todos os exercícios e séries. Não é possível desfazer.",
+        "en": "The routine is deleted with all its exercises and sets. This cannot be undone.",
+    },
+    "edit_note_title": {
+        "es": "Editar la nota «{key}»",
+        "pt": "Editar a nota “{key}”",
+        "en": "Edit the note '{key}'",
+    },
+    "delete_note_title": {
+        "es": "¿Borrar la nota «{key}»?",
+        "pt": "Excluir a nota “{key}”?",
+        "en": "Delete the note '{key}'?",
+    },
+    "delete_note_body": {
+        "es": "El Coach dejará de recordarla. No se puede deshacer.",
+        "pt": "O Coach deixará de se lembrar dela. Não é possível desfazer.",
+        "en": "The Coach will no longer remember it. This cannot be undone.",
+    },
+    "edit_goal_title": {
+        "es": "Editar el objetivo de {field}",
+        "pt": "Editar a meta de {field}",
+        "en": "Edit the {field} goal",
+    },
+    "delete_goal_title": {
+        "es": "¿Borrar el objetivo de {field}?",
+        "pt": "Excluir a meta de {field}?",
+        "en": "Delete the {field} goal?",
+    },
+    "delete_goal_body": {
+        "es": "Tus medidas no cambian; solo se quita la meta.",
+        "pt": "Suas medidas não mudam; só a meta é removida.",
+        "en": "Your measurements do not change; only the target is removed.",
+    },
+    "goal_date_hint": {
+        "es": "Deja la fecha vacía para un objetivo sin fecha.",
+        "pt": "Deixe a data vazia para uma meta sem data.",
+        "en": "Leave the date empty for a goal without a date.",
+    },
+    "item_gone": {
+        "es": "Ese alimento ya no está en el diario (quizá se borró en otra pestaña). Recarga la "
+        "página.",
+        "pt": "Esse alimento não está mais no diário (talvez tenha sido excluído em outra aba). "
+        "Recarregue a página.",
+        "en": "That food is no longer in the diary (perhaps it was deleted in another tab). "
+        "Reload the page.",
+    },
+    "routine_gone": {
+        "es": "Esa rutina ya no existe. Recarga la página.",
+        "pt": "Essa rotina não existe mais. Recarregue a página.",
+        "en": "That routine no longer exists. Reload the page.",
+    },
+    "routine_taken": {
+        "es": "Ya tienes otra rutina llamada «{name}»; no se ha cambiado nada.",
+        "pt": "Você já tem outra rotina chamada “{name}”; nada foi alterado.",
+        "en": "You already have another routine called '{name}'; nothing was changed.",
+    },
+    "note_gone": {
+        "es": "Esa nota ya no existe. Recarga la página.",
+        "pt": "Essa nota não existe mais. Recarregue a página.",
+        "en": "That note no longer exists. Reload the page.",
+    },
+    "goal_gone": {
+        "es": "Ese objetivo ya no existe. Recarga la página.",
+        "pt": "Essa meta não existe mais. Recarregue a página.",
+        "en": "That goal no longer exists. Reload the page.",
+    },
+    "text_invalid": {
+        "es": "{field}: escribe entre {low} y {high} caracteres.",
+        "pt": "{field}: escreva entre {low} e {high} caracteres.",
+        "en": "{field}: write from {low} to {high} characters.",
+    },
+    "nothing_changed": {
+        "es": "No has cambiado nada.",
+        "pt": "Você não alterou nada.",
+        "en": "You did not change anything.",
+    },
+    # -- the 404 page ------------------------------------------------------------------------
+    "not_found_title": {
+        "es": "Página no encontrada",
+        "pt": "Página não encontrada",
+        "en": "Page not found",
+    },
+    "not_found_body": {
+        "es": "No hay nada en esta dirección. Vuelve al chat o elige una página del menú.",
+        "pt": "Não há nada neste endereço. Volte ao chat ou escolha uma página do menu.",
+        "en": "There is nothing at this address. Go back to the chat or pick a page from the menu.",
+    },
+    "not_found_back": {"es": "Ir al chat", "pt": "Ir para o chat", "en": "Go to the chat"},
+    "not_found_api": {
+        "es": "No existe esa dirección de la API.",
+        "pt": "Esse endereço da API não existe.",
+        "en": "There is no such API address.",
+    },
+    "method_not_allowed": {
+        "es": "Esa dirección no acepta este tipo de petición; no se ha hecho nada.",
+        "pt": "Esse endereço não aceita este tipo de pedido; nada foi feito.",
+        "en": "That address does not take this kind of request; nothing was done.",
+    },
+    "no_such_confirmation": {
+        "es": "Esa confirmación no existe en esta conversación; no se ha hecho nada.",
+        "pt": "Essa confirmação não existe nesta conversa; nada foi feito.",
+        "en": "There is no such confirmation in this conversation; nothing was done.",
+    },
+    "conversation_gone": {
+        "es": "Esa conversación no existe.",
+        "pt": "Essa conversa não existe.",
+        "en": "There is no such conversation.",
+    },
+    # -- writes and approvals in words -------------------------------------------------------
+    "write_what": {"es": "Qué", "pt": "O quê", "en": "What"},
+    "pending_question": {
+        "es": "¿Lo hago?",
+        "pt": "Posso fazer?",
+        "en": "Shall I do it?",
+    },
+    "trace_toggle": {"es": "Traza", "pt": "Rastreamento", "en": "Trace"},
+    "act_write_measurement": {
+        "es": "Guardar una medida",
+        "pt": "Salvar uma medida",
+        "en": "Save a measurement",
+    },
+    "act_edit_measurement": {
+        "es": "Corregir una medida",
+        "pt": "Corrigir uma medida",
+        "en": "Correct a measurement",
+    },
+    "act_delete_measurement": {
+        "es": "Borrar una medida",
+        "pt": "Excluir uma medida",
+        "en": "Delete a measurement",
+    },
+    "act_save_goal": {"es": "Guardar un objetivo", "pt": "Salvar uma meta", "en": "Save a goal"},
+    "act_save_memory": {"es": "Guardar una nota", "pt": "Salvar uma nota", "en": "Save a note"},
+    "act_delete_memory": {"es": "Borrar una nota", "pt": "Excluir uma nota", "en": "Delete a note"},
+    "act_add_meal_food": {
+        "es": "Anotar un alimento",
+        "pt": "Registrar um alimento",
+        "en": "Log a food",
+    },
+    "act_edit_meal_item": {
+        "es": "Corregir un alimento anotado",
+        "pt": "Corrigir um alimento registrado",
+        "en": "Correct a logged food",
+    },
+    "act_delete_meal_item": {
+        "es": "Quitar un alimento anotado",
+        "pt": "Remover um alimento registrado",
+        "en": "Remove a logged food",
+    },
+    "act_create_routine": {
+        "es": "Crear una rutina",
+        "pt": "Criar uma rotina",
+        "en": "Create a routine",
+    },
+    "act_rename_routine": {
+        "es": "Renombrar una rutina",
+        "pt": "Renomear uma rotina",
+        "en": "Rename a routine",
+    },
+    "act_add_routine_exercise": {
+        "es": "Añadir un ejercicio a una rutina",
+        "pt": "Adicionar um exercício a uma rotina",
+        "en": "Add an exercise to a routine",
+    },
+    "act_reorder_routine_exercises": {
+        "es": "Reordenar los ejercicios de una rutina",
+        "pt": "Reordenar os exercícios de uma rotina",
+        "en": "Reorder a routine's exercises",
+    },
+    "act_remove_routine_exercise": {
+        "es": "Quitar un ejercicio de una rutina",
+        "pt": "Remover um exercício de uma rotina",
+        "en": "Remove an exercise from a routine",
+    },
+    "act_delete_routine": {
+        "es": "Borrar una rutina",
+        "pt": "Excluir uma rotina",
+        "en": "Delete a routine",
+    },
+    "act_create_feature_issue": {
+        "es": "Proponer una mejora a los desarrolladores",
+        "pt": "Propor uma melhoria aos desenvolvedores",
+        "en": "Suggest a feature to the developers",
+    },
+    "act_other": {"es": "Cambiar tus datos", "pt": "Alterar seus dados", "en": "Change your data"},
+    "w_unknown_food": {
+        "es": "un alimento que la tabla no tiene",
+        "pt": "um alimento que a tabela não tem",
+        "en": "a food the table does not have",
+    },
+    "w_unknown_exercise": {
+        "es": "un ejercicio que la tabla no tiene",
+        "pt": "um exercício que a tabela não tem",
+        "en": "an exercise the table does not have",
+    },
+    "w_grams_of": {
+        "es": "{grams} g de {food}",
+        "pt": "{grams} g de {food}",
+        "en": "{grams} g of {food}",
+    },
+    "w_date": {"es": "el {value}", "pt": "em {value}", "en": "on {value}"},
+    "w_new_date": {"es": "pasa al {value}", "pt": "passa para {value}", "en": "moved to {value}"},
+    "w_note": {"es": "nota «{value}»", "pt": "nota “{value}”", "en": "note '{value}'"},
+    "w_quoted": {"es": "«{value}»", "pt": "“{value}”", "en": "'{value}'"},
+    "w_routine": {"es": "rutina «{value}»", "pt": "rotina “{value}”", "en": "routine '{value}'"},
+    "w_new_name": {
+        "es": "nuevo nombre «{value}»",
+        "pt": "novo nome “{value}”",
+        "en": "new name '{value}'",
+    },
+    "w_item": {"es": "alimento n.º {value}", "pt": "alimento nº {value}", "en": "food #{value}"},
+    "w_position": {"es": "puesto {value}", "pt": "posição {value}", "en": "position {value}"},
+    "w_series_one": {"es": "1 serie", "pt": "1 série", "en": "1 set"},
+    "w_series_many": {"es": "{n} series", "pt": "{n} séries", "en": "{n} sets"},
+    "w_exercises_one": {"es": "1 ejercicio", "pt": "1 exercício", "en": "1 exercise"},
+    "w_exercises_many": {"es": "{n} ejercicios", "pt": "{n} exercícios", "en": "{n} exercises"},
+}
+_UI.update(_MORE)
+
 EXAMPLES: Final[dict[Lang, tuple[str, ...]]] = {
     "es": (
         "Consulta mi peso del 2020-01-02. Si no existe, consulta 2020-01-01.",
@@ -337,6 +640,7 @@ CLIENT_KEYS: Final = (
     "delete_title",
     "field_invalid_any",
     "bad_date",
+    "nothing_changed",
     *MEASUREMENT_FIELDS,
 )
 """The texts app.js needs, sent with each page."""

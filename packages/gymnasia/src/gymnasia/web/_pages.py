@@ -11,13 +11,14 @@ from html import escape
 from typing import Any, Final
 from urllib.parse import urlencode
 
-from surefoot import Lang
+from surefoot import Lang, ToolSet
 from surefoot.ledger import LedgerEntry
 from surefoot.outcome import LANGS
 
 from ..store import MEASUREMENT_FIELDS
 from ..texts import APP_NAME, number, t
 from ._i18n import EXAMPLES, client_texts, ui
+from ._words import action, call_words
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def layout(ctx: PageContext, *, title: str, body: str, page: str) -> str:
 {_fault_banner(ctx)}<header class="topbar">
   <a class="brand" href="/{_lang_query(ctx.lang)}"><span class="logo" aria-hidden="true">G</span>
     {APP_NAME} <span class="brand-sub">Coach</span></a>
-  <nav class="nav">{_nav(ctx)}</nav>
+  <nav class="nav" aria-label="{escape(ui(ctx.lang, "nav_pages"))}">{_nav(ctx)}</nav>
   <div class="topbar-right">{_model_label(ctx)}{_lang_switch(ctx)}</div>
 </header>
 {body}
@@ -77,7 +78,15 @@ def _fault_banner(ctx: PageContext) -> str:
 
 
 def _nav(ctx: PageContext) -> str:
-    items = (("/", "nav_chat"), ("/measurements", "nav_measurements"), ("/writes", "nav_writes"))
+    items = (
+        ("/", "nav_chat"),
+        ("/measurements", "nav_measurements"),
+        ("/meals", "nav_meals"),
+        ("/routines", "nav_routines"),
+        ("/goals", "nav_goals"),
+        ("/notes", "nav_notes"),
+        ("/writes", "nav_writes"),
+    )
     links = []
     for href, key in items:
         current = ' aria-current="page" class="active"' if ctx.path == href else ""
@@ -120,7 +129,7 @@ def chat_page(ctx: PageContext) -> str:
     )
     new = escape(ui(lang, "new_conversation"))
     body = f"""<main class="chat-layout">
-  <aside class="sidebar" aria-labelledby="conv-title">
+  <aside class="sidebar" id="conversations-panel" aria-labelledby="conv-title">
     <div class="sidebar-head">
       <h2 id="conv-title">{ui(lang, "conversations")}</h2>
       <button type="button" id="new-conversation" class="button secondary">+ {new}</button>
@@ -128,6 +137,13 @@ def chat_page(ctx: PageContext) -> str:
     <ul id="conversations" class="conversations"></ul>
   </aside>
   <section class="chat" aria-label="{ui(lang, "nav_chat")}">
+    <div class="chat-tools">
+      <button type="button" class="button secondary small" id="toggle-conversations"
+        aria-controls="conversations-panel" aria-expanded="false"
+        >{ui(lang, "conversations")}</button>
+      <button type="button" class="button secondary small" id="toggle-trace"
+        aria-controls="trace-panel" aria-expanded="false">{ui(lang, "trace_toggle")}</button>
+    </div>
     <div id="messages" class="messages" aria-live="polite">
       <div class="welcome" id="welcome"><p>{escape(ui(lang, "welcome"))}</p></div>
     </div>
@@ -140,7 +156,7 @@ def chat_page(ctx: PageContext) -> str:
       </form>
     </div>
   </section>
-  <aside class="trace" aria-labelledby="trace-title">
+  <aside class="trace" id="trace-panel" aria-labelledby="trace-title">
     <h2 id="trace-title">{ui(lang, "trace")}</h2>
     <p class="trace-empty" id="trace-empty">{escape(ui(lang, "trace_empty"))}</p>
     <ol id="trace" class="trace-list"></ol>
@@ -213,7 +229,8 @@ def _table(lang: Lang, rows: Sequence[dict[str, Any]]) -> str:
     body = []
     for row in reversed(rows):
         cells = "".join(
-            f'<td class="num">{"" if row.get(c) is None else escape(number(row[c], lang))}</td>'
+            f'<td class="num" data-label="{escape(ui(lang, c))}">'
+            f"{'—' if row.get(c) is None else escape(number(row[c], lang))}</td>"
             for c in columns
         )
         values = json.dumps({f: row.get(f) for f in MEASUREMENT_FIELDS}, separators=(",", ":"))
@@ -231,9 +248,10 @@ def _table(lang: Lang, rows: Sequence[dict[str, Any]]) -> str:
         )
     actions_head = f'<th scope="col"><span class="sr-only">{ui(lang, "actions")}</span></th>'
     return (
-        '<section class="card"><table class="measurements-table">'
+        '<section class="card table-card"><div class="table-wrap">'
+        '<table class="measurements-table records-table">'
         f'<thead><tr><th scope="col">{ui(lang, "date")}</th>{head}{actions_head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></section>"
+        f"<tbody>{''.join(body)}</tbody></table></div></section>"
     )
 
 
@@ -367,20 +385,23 @@ def _x_labels(weights: Sequence[tuple[dt.date, float]], x_of: Any, base: float) 
 # -- writes ----------------------------------------------------------------------------------
 
 
-def writes_page(ctx: PageContext, entries: Sequence[LedgerEntry]) -> str:
-    """Every write the Coach attempted for this user, newest first, with its state: where a
-    write whose outcome was unknown is checked."""
+def writes_page(
+    ctx: PageContext, entries: Sequence[LedgerEntry], tools: ToolSet | None = None
+) -> str:
+    """Every write the Coach attempted for this user, newest first, with its state, in a
+    person's words (what was done to which data): where a write whose outcome was unknown
+    is checked."""
     lang = ctx.lang
     if not entries:
         content = f'<p class="empty">{escape(ui(lang, "no_writes"))}</p>'
     else:
-        rows = "".join(_write_row(lang, e) for e in reversed(entries))
+        rows = "".join(_write_row(lang, e, tools) for e in reversed(entries))
         head = "".join(
             f'<th scope="col">{escape(ui(lang, key))}</th>'
-            for key in ("write_when", "write_tool", "write_state", "arguments")
+            for key in ("write_when", "write_tool", "write_what", "write_state")
         )
-        content = f"""<div class="table-wrap"><table class="writes">
-<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"""
+        content = f"""<section class="card"><table class="writes records-table">
+<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>"""
     body = f"""<main class="measurements-layout">
   <h1>{escape(ui(lang, "writes_title"))}</h1>
   <p class="lead">{escape(ui(lang, "writes_lead"))}</p>
@@ -389,15 +410,21 @@ def writes_page(ctx: PageContext, entries: Sequence[LedgerEntry]) -> str:
     return layout(ctx, title=ui(lang, "writes_title"), body=body, page="writes")
 
 
-def _write_row(lang: Lang, entry: LedgerEntry) -> str:
+def _write_row(lang: Lang, entry: LedgerEntry, tools: ToolSet | None) -> str:
     when = dt.datetime.fromtimestamp(entry.updated_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    args = json.dumps(entry.arguments, ensure_ascii=False, sort_keys=True)
+    result = entry.result if entry.state == "committed" else None
+    what = call_words(tools, entry.tool, entry.arguments, lang, result) or "—"
     state = escape(ui(lang, f"write_{entry.state}"))
+    label = {key: escape(ui(lang, key)) for key in ("write_when", "write_tool", "write_what")}
     return (
-        f'<tr data-key="{escape(entry.key)}" data-state="{escape(entry.state)}">'
-        f"<td>{escape(when)}</td><td><code>{escape(entry.tool)}</code></td>"
-        f'<td class="state {escape(entry.state)}">{state}</td>'
-        f"<td><code>{escape(args)}</code></td></tr>"
+        f'<tr data-key="{escape(entry.key)}" data-state="{escape(entry.state)}" '
+        f'data-tool="{escape(entry.tool)}">'
+        f'<td data-label="{label["write_when"]}">{escape(when)}</td>'
+        f'<td data-label="{label["write_tool"]}" class="key">'
+        f"{escape(action(entry.tool, lang))}</td>"
+        f'<td data-label="{label["write_what"]}" class="long">{escape(what)}</td>'
+        f'<td data-label="{escape(ui(lang, "write_state"))}" class="state {escape(entry.state)}">'
+        f"{state}</td></tr>"
     )
 
 

@@ -1,7 +1,10 @@
 """``gymnasia serve``: the web app over one Coach.
 
-Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
-``/measurements`` (table and weight chart). API::
+Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations),
+``/measurements`` (table and weight chart), ``/meals``, ``/routines``, ``/goals``, ``/notes``
+(each record with Edit and Delete: ``_data_pages``, ``_data_api``) and ``/writes``; any other
+address is a 404 page in the app's style. A language chosen with ``?lang=`` is remembered in a
+cookie and draws the next pages. API::
 
     GET  /api/config                          provider, model, offline?, active faults
     GET  /api/conversations                   [{id, title, messages, pending}]
@@ -11,6 +14,7 @@ Pages: ``/`` (chat with streaming, conversations, tool trace, confirmations) and
     GET  /api/measurements?from=&to=          saved measurements, by date
     POST /api/measurements/{date}/edit {field: number | null, ..., new_date?}  → {measurement}
     POST /api/measurements/{date}/delete {}   → {deleted}
+    POST /api/{meals,routines,notes,goals}/{edit,delete}  → see ``_data_api``
 
 A turn streams as NDJSON, one event per line: ``start`` (the conversation id), ``text``
 (a delta as it arrives), ``call`` (one call's record as it completes, ``render.call_json``),
@@ -52,6 +56,7 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
 from surefoot import (
@@ -86,15 +91,27 @@ from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import APP_NAME, number, t
 from ..tools import BodyFat, Girth, Height, Weight
+from . import _data_api
+from ._data_pages import (
+    MEAL_DAYS,
+    goals_page,
+    meals_page,
+    not_found_page,
+    notes_page,
+    routines_page,
+)
 from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
 from ._security import MAX_BODY, Guard
+from ._words import action, call_words
 
 logger = logging.getLogger("gymnasia.web")
 
 ID_PATTERN: Final = r"^[A-Za-z0-9_.:\-]{1,128}$"
 STATIC_TYPES: Final = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css"}
 NDJSON: Final = "application/x-ndjson"
+LANG_COOKIE: Final = "gymnasia_lang"
+"""The language a person chose with the page's switch: the next page is drawn in it."""
 _NO_STORE: Final = {"cache-control": "no-store"}
 
 Event = dict[str, Any]
@@ -196,7 +213,7 @@ def create_app(
         tracer=tracer,
     )
     try:
-        web = _Web(coach, lang)
+        web = _Web(coach, lang, today)
     except BaseException:
         coach.close()
         raise
@@ -233,9 +250,10 @@ def create_app(
 class _Web:
     """The Coach, its lock, and how things are shown and sent."""
 
-    def __init__(self, coach: Coach, lang: Lang) -> None:
+    def __init__(self, coach: Coach, lang: Lang, today: dt.date | None = None) -> None:
         self.coach = coach
         self.lang: Lang = lang
+        self.fixed_today = today
         self.lock = asyncio.Lock()
         self.tasks: set[asyncio.Task[None]] = set()
         self.redact = Redactor(coach.secrets)
@@ -245,8 +263,25 @@ class _Web:
 
     # -- showing ---------------------------------------------------------------------------
 
+    def today(self) -> dt.date:
+        """The person's today: the server's ``--today``, else the clock's."""
+        return self.fixed_today or dt.date.today()  # noqa: DTZ011 - a calendar date
+
     def lang_of(self, request: Request) -> Lang:
-        return pick_lang(request.query_params.get("lang"), self.lang)
+        """The page's language: ``?lang=``, else the one the person chose before (a cookie),
+        else the server's."""
+        chosen = pick_lang(request.cookies.get(LANG_COOKIE), self.lang)
+        return pick_lang(request.query_params.get("lang"), chosen)
+
+    def page(self, request: Request, page: str, status: int = 200) -> HTMLResponse:
+        """A page; a language chosen with ``?lang=`` is remembered for the next ones."""
+        response = self.html(page, status)
+        given = request.query_params.get("lang")
+        if given is not None and pick_lang(given, self.lang) == given:
+            response.set_cookie(
+                LANG_COOKIE, given, max_age=365 * 24 * 3600, samesite="lax", httponly=True
+            )
+        return response
 
     def context(self, request: Request) -> PageContext:
         return PageContext(
@@ -269,11 +304,12 @@ class _Web:
         return ui(self.lang_of(Request(scope)), "too_large").format(limit=MAX_BODY // 1024)
 
     def request_lang(self, request: Request, body: object = None) -> Lang:
-        """The language of a request: its ``lang`` in the query, else in its JSON body."""
+        """The language of a request: its ``lang`` in the query, else in its JSON body, else
+        the person's chosen one."""
         given = request.query_params.get("lang")
         if given is None and isinstance(body, dict) and isinstance(body.get("lang"), str):
             given = body["lang"]
-        return pick_lang(given, self.lang)
+        return pick_lang(given, self.lang_of(request))
 
     def store_failure(self, exc: StoreError, lang: Lang) -> Event:
         """A database that cannot be used, as the page shows it (the address without its
@@ -357,6 +393,8 @@ class _Web:
             turn = render.turn_json(
                 result, provider=self.coach.provider, model=self.coach.model_name
             )
+            if result.pending_confirmation is not None:
+                turn["pending_confirmation"] = self.pending(conversation_id, lang)
             queue.put_nowait({"type": "done", "turn": turn})
         except ConversationBusyError as exc:  # its hold was lost mid-turn: say what it did
             done = self.coach.agent_for(lang).replies.what_was_done(exc.calls)
@@ -407,31 +445,48 @@ class _Web:
             )
         return out
 
-    def pending(self, conversation_id: str) -> dict[str, Any] | None:
-        """The call waiting for a decision, as ``--json`` shows it, or None."""
-        pending = self.coach.agent.pending_confirmation(conversation_id)
+    def pending(self, conversation_id: str, lang: Lang | None = None) -> dict[str, Any] | None:
+        """The call waiting for a decision, as ``--json`` shows it and in words (``action``,
+        ``summary``, and the tool's own ``question`` when it asks one), or None."""
+        shown = lang or self.lang
+        agent = self.coach.agent_for(shown)  # the tool's question, in the page's language
+        pending = agent.pending_confirmation(conversation_id)
         if pending is None:
             return None
-        return {"id": pending.id, "tool": pending.tool, "arguments": pending.arguments}
+        return {
+            "id": pending.id,
+            "tool": pending.tool,
+            "arguments": pending.arguments,
+            "action": action(pending.tool, shown),
+            "summary": call_words(agent.tools, pending.tool, pending.arguments, shown),
+            "question": pending.question,
+        }
 
-    def chat_refusal(self, conversation_id: str) -> Response | None:
+    def chat_refusal(self, conversation_id: str, lang: Lang) -> Response | None:
         """Why a new message cannot start a turn now (a decision to make first), or None."""
-        pending = self.pending(conversation_id)
+        pending = self.pending(conversation_id, lang)
         if pending is not None:
             return self.json({"error": "pending_confirmation", "pending": pending}, 409)
         return None
 
-    def decide(self, conversation_id: str, approval: str, *, approved: bool) -> Response | None:
-        """Record the decision on the waiting call; a refusal (404 / 409) if there is none."""
+    def decide(
+        self, conversation_id: str, approval: str, *, approved: bool, lang: Lang
+    ) -> Response | None:
+        """Record the decision on the waiting call; a refusal (404 / 409, with a message in
+        ``lang``) if there is none."""
         agent = self.coach.agent
         if agent.decide(conversation_id, approval, approved=approved):
             return None
         recorded = agent.approval(conversation_id, approval)
         if recorded is None:
-            return self.json({"error": "no_such_confirmation"}, 404)
+            message = ui(lang, "no_such_confirmation")
+            return self.json({"error": "no_such_confirmation", "message": message}, 404)
         if recorded.approved is not None and agent.unfinished(conversation_id):
             return None  # decided, then interrupted before it ran: finish the turn as decided
-        return self.json({"error": "already_decided", "approved": recorded.approved}, 409)
+        message = ui(lang, "already_decided")
+        return self.json(
+            {"error": "already_decided", "approved": recorded.approved, "message": message}, 409
+        )
 
 
 def event_json(event: TurnEvent) -> Event:
@@ -498,25 +553,56 @@ def _new_conversation_id() -> str:
 
 
 def _pages(app: FastAPI, web: _Web) -> None:
+    store = web.coach.store
+
     @app.get("/", response_class=HTMLResponse)
     async def chat(request: Request) -> HTMLResponse:
-        return web.html(chat_page(web.context(request)))
+        return web.page(request, chat_page(web.context(request)))
 
     @app.get("/measurements", response_class=HTMLResponse)
     async def measurements(request: Request) -> HTMLResponse:
-        rows = web.coach.store.list_measurements()
-        return web.html(measurements_page(web.context(request), rows))
+        rows = store.list_measurements()
+        return web.page(request, measurements_page(web.context(request), rows))
 
     @app.get("/writes", response_class=HTMLResponse)
     async def writes(request: Request) -> HTMLResponse:
         entries = web.coach.agent.writes()
-        return web.html(writes_page(web.context(request), entries))
+        page = writes_page(web.context(request), entries, web.coach.agent.tools)
+        return web.page(request, page)
+
+    @app.get("/meals", response_class=HTMLResponse)
+    async def meals(request: Request) -> HTMLResponse:
+        dates = sorted({row["date"] for row in store.meal_log()}, reverse=True)[:MEAL_DAYS]
+        days = [(d, store.meal_entries(d)) for d in map(dt.date.fromisoformat, dates)]
+        return web.page(request, meals_page(web.context(request), days))
+
+    @app.get("/routines", response_class=HTMLResponse)
+    async def routines(request: Request) -> HTMLResponse:
+        return web.page(request, routines_page(web.context(request), store.routines()))
+
+    @app.get("/notes", response_class=HTMLResponse)
+    async def notes(request: Request) -> HTMLResponse:
+        found = (store.read_memory(key) for key in store.memory_keys())
+        rows = [note for note in found if note is not None]
+        return web.page(request, notes_page(web.context(request), rows))
+
+    @app.get("/goals", response_class=HTMLResponse)
+    async def goals(request: Request) -> HTMLResponse:
+        latest = {
+            name: (row["date"], float(row[name]))
+            for row in store.list_measurements()
+            for name in MEASUREMENT_FIELDS
+            if row[name] is not None
+        }
+        return web.page(request, goals_page(web.context(request), store.goals(), latest))
 
     @app.get("/static/{name}")
-    async def static(name: str) -> Response:
+    async def static(request: Request, name: str) -> Response:
         body = web.static.get(name)
         if body is None:
-            return web.json({"error": "not_found"}, 404)
+            return web.json(
+                {"error": "not_found", "message": ui(web.lang_of(request), "not_found_api")}, 404
+            )
         return Response(body, media_type=STATIC_TYPES[name], headers={"cache-control": "no-cache"})
 
 
@@ -533,6 +619,21 @@ def _errors(app: FastAPI, web: _Web) -> None:
         fields = sorted({_field_name(e.get("loc", ())) for e in errors})
         message = ui(lang, "invalid_request").format(fields=", ".join(fields))
         return web.json({"error": "invalid_request", "message": message, "fields": fields}, 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        """An address the app does not have: a page in its style for a person, JSON under
+        /api and /static; a method an address does not take (405)."""
+        lang = web.lang_of(request)
+        path = request.url.path
+        if exc.status_code == 404 and not path.startswith(("/api/", "/static/")):
+            return web.page(request, not_found_page(web.context(request)), 404)
+        error = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid")
+        key = {404: "not_found_api", 405: "method_not_allowed"}.get(exc.status_code)
+        message = ui(lang, key) if key else ui(lang, "invalid_request").format(fields="?")
+        response = web.json({"error": error, "message": message}, exc.status_code)
+        response.headers.update(exc.headers or {})
+        return response
 
     @app.exception_handler(StoreError)
     async def store_failed(request: Request, exc: StoreError) -> Response:
@@ -570,6 +671,7 @@ def _field_name(loc: Sequence[object]) -> str:
 def _api(app: FastAPI, web: _Web) -> None:
     _read_api(app, web)
     _measurement_api(app, web)
+    _data_api.register(app, _data_api.DataApi(web.coach.store, web.json, web.lang_of, web.today))
     _turn_api(app, web)
 
 
@@ -598,12 +700,13 @@ def _read_api(app: FastAPI, web: _Web) -> None:
     async def conversation(request: Request, conversation_id: ConversationId) -> Response:
         messages = agent.transcript(conversation_id)
         if not messages:
-            return web.json({"error": "not_found"}, 404)
+            message = ui(web.lang_of(request), "conversation_gone")
+            return web.json({"error": "not_found", "message": message}, 404)
         return web.json(
             {
                 "conversation_id": conversation_id,
                 "items": transcript_json(messages, web.lang_of(request)),
-                "pending_confirmation": web.pending(conversation_id),
+                "pending_confirmation": web.pending(conversation_id, web.lang_of(request)),
             }
         )
 
@@ -700,7 +803,7 @@ def _turn_api(app: FastAPI, web: _Web) -> None:
         agent = web.coach.agent_for(lang)
         return await web.locked_turn(
             cid,
-            lambda: web.chat_refusal(cid),
+            lambda: web.chat_refusal(cid, lang),
             lambda on_event, lease: _chat_turn(agent, body.message, cid, on_event, lease),
             lang,
         )
@@ -713,7 +816,7 @@ def _turn_api(app: FastAPI, web: _Web) -> None:
         agent = web.coach.agent_for(lang)
         return await web.locked_turn(
             conversation_id,
-            lambda: web.decide(conversation_id, approval_id, approved=body.approved),
+            lambda: web.decide(conversation_id, approval_id, approved=body.approved, lang=lang),
             lambda on_event, lease: agent.resume(conversation_id, on_event=on_event, lease=lease),
             lang,
         )

@@ -199,9 +199,8 @@
     function addHarness(text, reason, check) {
       clearThinking();
       live.shownHarness = true;
-      if (reason === "awaiting_confirmation") {
-        messages.append(el("div", { class: "msg notice", "data-reason": reason, text }));
-      } else {
+      // a call waiting for a decision is shown once, by its approval card (showPending)
+      if (reason !== "awaiting_confirmation") {
         // a stop over an unconfirmed write links the page that shows whether it was done
         const link = check && typeof check.href === "string" && check.href.startsWith("/")
           ? el("a", { class: "check-link", href: check.href, text: check.label })
@@ -210,8 +209,7 @@
           el("div", { class: "msg stop-banner", role: "alert", "data-reason": reason },
             el("div", { class: "stop-title", text: T.stopped_title }),
             el("div", { class: "stop-text", text }),
-            link,
-            el("div", { class: "stop-code", text: reason })),
+            link),
         );
         live.bubble = null;
       }
@@ -320,12 +318,16 @@
       const status = el("div", { class: "pending-status" });
       const approve = el("button", { type: "button", class: "button approve", text: T.approve });
       const deny = el("button", { type: "button", class: "button deny", text: T.deny });
+      // in words: the tool's own question when it asks one, else what will be done to what
+      const call = pending.question
+        ? el("p", { class: "pending-question", text: pending.question })
+        : el("div", { class: "pending-call" },
+          el("div", { class: "pending-action", text: pending.action || T.confirm_title }),
+          pending.summary ? el("div", { class: "pending-summary", text: pending.summary }) : null);
       const card = el("div", { class: "msg pending-card", "data-call-id": pending.id, "data-tool": pending.tool },
         el("div", { class: "pending-title", text: T.confirm_title }),
+        call,
         el("p", { class: "pending-body", text: T.confirm_body }),
-        el("div", { class: "pending-call" },
-          el("code", { class: "tool", text: pending.tool }),
-          el("pre", { text: pretty(pending.arguments) })),
         el("div", { class: "pending-actions" }, approve, deny),
         status);
       const decide = (approved) => () => {
@@ -501,7 +503,31 @@
       if (state.busy) return;
       reset();
       setConversation(null);
+      closePanels();
       input.focus();
+    });
+
+    // on a narrow screen the conversations and the trace open over the chat, one at a time
+    const toggles = {
+      conversations: document.getElementById("toggle-conversations"),
+      trace: document.getElementById("toggle-trace"),
+    };
+    function closePanels() {
+      for (const [name, button] of Object.entries(toggles)) {
+        document.body.classList.remove(`show-${name}`);
+        button.setAttribute("aria-expanded", "false");
+      }
+    }
+    for (const [name, button] of Object.entries(toggles)) {
+      button.addEventListener("click", () => {
+        const open = !document.body.classList.contains(`show-${name}`);
+        closePanels();
+        document.body.classList.toggle(`show-${name}`, open);
+        button.setAttribute("aria-expanded", open ? "true" : "false");
+      });
+    }
+    list.addEventListener("click", (event) => {
+      if (event.target.closest(".conv")) closePanels();
     });
 
     const initial = new URLSearchParams(location.search).get("c");
@@ -635,9 +661,147 @@
     }
   }
 
+  // -- meals, routines, notes and goals: edit and delete one record ---------------------------
+
+  // Each row names its record (data-record, JSON merged into the request) and its editable
+  // values (data-values); the page's two dialogs post to their data-url.
+  function recordsPage() {
+    const editDialog = document.getElementById("edit-dialog");
+    const deleteDialog = document.getElementById("delete-dialog");
+    if (!editDialog || !deleteDialog) return; // nothing saved: nothing to edit
+    const form = document.getElementById("edit-form");
+    const editError = document.getElementById("edit-error");
+    const deleteError = document.getElementById("delete-error");
+    const decimal = config.lang === "en" ? "." : ",";
+    let row = null;
+
+    function fail(node, message) {
+      node.textContent = message;
+      node.hidden = false;
+    }
+
+    function shown(input, value) {
+      if (value === null || value === undefined) return "";
+      return input.dataset.kind === "decimal" ? String(value).replace(".", decimal) : String(value);
+    }
+
+    function label(input) {
+      return input.closest(".field").querySelector("span").textContent;
+    }
+
+    // what changed, typed as the API takes it; {error, input} for what cannot be sent
+    function collect() {
+      const before = JSON.parse(row.dataset.values);
+      const payload = JSON.parse(row.dataset.record);
+      let changed = false;
+      for (const [name, old] of Object.entries(before)) {
+        const input = form.elements[name];
+        const text = input.value.trim();
+        let value = input.tagName === "TEXTAREA" ? input.value : text;
+        if (input.dataset.kind === "decimal") {
+          if (!/^\d+([.,]\d+)?$/.test(text)) {
+            return { error: T.field_invalid_any.replace("{field}", label(input)), input };
+          }
+          value = Number(text.replace(",", "."));
+        } else if (input.dataset.kind === "date") {
+          if (text !== "" && !/^\d{4}-\d{2}-\d{2}$/.test(text)) return { error: T.bad_date, input };
+          value = text === "" ? null : text;
+        }
+        if (value !== old) {
+          payload[name] = value;
+          changed = true;
+        }
+      }
+      return changed ? { payload } : { error: T.nothing_changed, input: form.elements[0] };
+    }
+
+    async function post(url, payload) {
+      try {
+        const response = await fetch(url + withLang({}), {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify(payload),
+          credentials: "same-origin",
+        });
+        let body = null;
+        try {
+          body = await response.json();
+        } catch (_) {
+          body = null;
+        }
+        return { ok: response.ok, body };
+      } catch (_) {
+        return { ok: false, body: { message: T.network_error } };
+      }
+    }
+
+    function message(result) {
+      return (result.body && result.body.message) || T.server_error;
+    }
+
+    function openEdit(chosen) {
+      row = chosen;
+      document.getElementById("edit-title").textContent = row.dataset.editTitle;
+      const values = JSON.parse(row.dataset.values);
+      for (const [name, value] of Object.entries(values)) {
+        form.elements[name].value = shown(form.elements[name], value);
+      }
+      editError.hidden = true;
+      editDialog.showModal();
+      form.elements[0].focus();
+    }
+
+    function openDelete(chosen) {
+      row = chosen;
+      document.getElementById("delete-title").textContent = row.dataset.deleteTitle;
+      deleteError.hidden = true;
+      deleteDialog.showModal();
+      document.getElementById("delete-cancel").focus();
+    }
+
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const { payload, error, input } = collect();
+      if (error) {
+        fail(editError, error);
+        input.focus();
+        return;
+      }
+      const save = document.getElementById("edit-save");
+      save.disabled = true;
+      const result = await post(editDialog.dataset.url, payload);
+      save.disabled = false;
+      if (!result.ok) fail(editError, message(result));
+      else location.reload();
+    });
+    document.getElementById("edit-cancel").addEventListener("click", () => editDialog.close());
+    document.getElementById("delete-confirm").addEventListener("click", async (event) => {
+      event.target.disabled = true;
+      const result = await post(deleteDialog.dataset.url, JSON.parse(row.dataset.record));
+      event.target.disabled = false;
+      if (!result.ok) fail(deleteError, message(result));
+      else location.reload();
+    });
+    document.getElementById("delete-cancel").addEventListener("click", () => deleteDialog.close());
+    for (const button of document.querySelectorAll(".edit-record")) {
+      button.addEventListener("click", () => openEdit(button.closest("tr")));
+    }
+    for (const button of document.querySelectorAll(".delete-record")) {
+      button.addEventListener("click", () => openDelete(button.closest("tr")));
+    }
+  }
+
+  // on a narrow screen the menu is a strip that scrolls sideways: show the current page in it
+  const nav = document.querySelector(".nav");
+  const current = nav && nav.querySelector("a.active");
+  if (current && nav.scrollWidth > nav.clientWidth) {
+    nav.scrollLeft = current.offsetLeft - (nav.clientWidth - current.offsetWidth) / 2;
+  }
+
   if (config.page === "chat") chatPage();
   else {
     if (config.page === "measurements") measurementsPage();
+    if (["meals", "routines", "notes", "goals"].includes(config.page)) recordsPage();
     document.body.dataset.ready = "true";
   }
 })();

@@ -1,0 +1,293 @@
+"""Edit and delete one meal item, routine, note or goal (the buttons of their pages)::
+
+    POST /api/meals/edit    {item_id, grams}           → {item}
+    POST /api/meals/delete  {item_id}                  → {deleted}
+    POST /api/routines/edit {routine_id, name}         → {routine}
+    POST /api/routines/delete {routine_id}             → {deleted}
+    POST /api/notes/edit    {key, description?, value?} → {note}
+    POST /api/notes/delete  {key}                      → {deleted}
+    POST /api/goals/edit    {measure, target?, by_date?} → {goal}   (by_date null: no date)
+    POST /api/goals/delete  {measure}                  → {deleted}
+
+The record is named in the body (a note's key may hold any character). The types and ranges
+are the tools' own (``Grams``, ``RoutineName``, ``Key``, ``Text``, ``MEASUREMENT_LIMITS``) and
+so are the date rules (``rules.goal_date_refusal``); a refusal is ``{error, message}`` with the
+message in the page's language, and changes nothing. Deleting is asked on the page first."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Annotated, Any, Final, TypeVar
+
+from fastapi import Body, FastAPI, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from surefoot import CalendarDate, Lang
+
+from ..diet import Grams, ItemId
+from ..rules import MEASUREMENT_LIMITS, goal_date_refusal
+from ..store import GymStore
+from ..texts import number, t
+from ..tools import Key, MeasurementField, Text
+from ..training import RoutineName
+from ._i18n import ui
+
+M = TypeVar("M", bound=BaseModel)
+
+Respond = Callable[..., Response]
+"""``respond(value, status=200)``: the app's JSON response (redacted, never cached)."""
+
+_LABELS: Final = {
+    "grams": "grams",
+    "name": "routine_name",
+    "description": "note_description",
+    "value": "note_value",
+    "target": "goal_target",
+    "by_date": "goal_by",
+}
+_TEXT_LIMITS: Final = {"name": (1, 100), "description": (0, 5000), "value": (0, 5000)}
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class MealEdit(_Request):
+    item_id: ItemId
+    grams: Grams
+
+
+class MealRef(_Request):
+    item_id: ItemId
+
+
+class RoutineEdit(_Request):
+    routine_id: Annotated[int, Field(ge=1)]
+    name: RoutineName
+
+
+class RoutineRef(_Request):
+    routine_id: Annotated[int, Field(ge=1)]
+
+
+class NoteEdit(_Request):
+    key: Key
+    description: Text | None = None
+    value: Text | None = None
+
+
+class NoteRef(_Request):
+    key: Key
+
+
+class GoalEdit(_Request):
+    measure: MeasurementField
+    target: float | None = None
+    by_date: CalendarDate | None = None
+
+
+class GoalRef(_Request):
+    measure: MeasurementField
+
+
+class DataApi:
+    """The routes, over one store; ``today`` is the person's today (the goal date rule)."""
+
+    def __init__(
+        self,
+        store: GymStore,
+        respond: Respond,
+        lang_of: Callable[[Request], Lang],
+        today: Callable[[], dt.date],
+    ) -> None:
+        self.store = store
+        self.respond = respond
+        self.lang_of = lang_of
+        self.today = today
+
+    def parse(self, model: type[M], raw: dict[str, Any], lang: Lang) -> M | Response:
+        """``raw`` as ``model``, or the 422 that says what to fix in ``lang``."""
+        try:
+            return model.model_validate(raw)
+        except ValidationError as exc:
+            return self.respond(_invalid(exc, lang), status=422)
+
+    def refuse(self, status: int, error: str, message: str) -> Response:
+        return self.respond({"error": error, "message": message}, status=status)
+
+
+def _invalid(exc: ValidationError, lang: Lang) -> dict[str, Any]:
+    """The first problem of a request, in ``lang``: which field, and what it takes."""
+    loc = exc.errors()[0].get("loc", ())
+    field = str(loc[0]) if loc else ""
+    label = ui(lang, _LABELS[field]) if field in _LABELS else field or "?"
+    if field == "grams":
+        text = ui(lang, "field_invalid").format(
+            field=label, low=number(1, lang), high=number(5000, lang)
+        )
+    elif field in _TEXT_LIMITS:
+        low, high = _TEXT_LIMITS[field]
+        text = ui(lang, "text_invalid").format(field=label, low=max(low, 1), high=high)
+    elif field == "by_date":
+        text = ui(lang, "bad_date")
+    elif field == "target":
+        text = ui(lang, "field_invalid_any").format(field=label)
+    else:
+        text = ui(lang, "field_unknown").format(field=field or "?")
+    return {"error": "invalid", "field": field, "message": text}
+
+
+def register(app: FastAPI, api: DataApi) -> None:
+    """Add the routes of the four pages to ``app``."""
+    _meal_routes(app, api)
+    _routine_routes(app, api)
+    _note_routes(app, api)
+    _goal_routes(app, api)
+
+
+Raw = Annotated[dict[str, Any], Body()]
+
+
+def _meal_routes(app: FastAPI, api: DataApi) -> None:
+    store = api.store
+
+    @app.post("/api/meals/edit")
+    async def edit_meal(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(MealEdit, raw, lang)
+        if isinstance(body, Response):
+            return body
+        with store.transaction() as tx:
+            item = store.update_meal_item(tx, body.item_id, {"grams": body.grams})
+        if item is None:
+            return api.refuse(404, "not_found", ui(lang, "item_gone"))
+        return api.respond({"item": item})
+
+    @app.post("/api/meals/delete")
+    async def delete_meal(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(MealRef, raw, lang)
+        if isinstance(body, Response):
+            return body
+        with store.transaction() as tx:
+            removed = store.delete_meal_item(tx, body.item_id)
+        if removed is None:
+            return api.refuse(404, "not_found", ui(lang, "item_gone"))
+        return api.respond({"deleted": removed})
+
+
+def _routine_routes(app: FastAPI, api: DataApi) -> None:
+    store = api.store
+
+    @app.post("/api/routines/edit")
+    async def rename_routine(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(RoutineEdit, raw, lang)
+        if isinstance(body, Response):
+            return body
+        with store.transaction() as tx:
+            if not store.routines(body.routine_id, tx=tx):
+                return api.refuse(404, "not_found", ui(lang, "routine_gone"))
+            if not store.rename_routine(tx, body.routine_id, body.name):
+                message = ui(lang, "routine_taken").format(name=body.name)
+                return api.refuse(409, "conflict", message)
+            (saved,) = store.routines(body.routine_id, tx=tx)
+        return api.respond({"routine": saved})
+
+    @app.post("/api/routines/delete")
+    async def delete_routine(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(RoutineRef, raw, lang)
+        if isinstance(body, Response):
+            return body
+        with store.transaction() as tx:
+            found = store.routines(body.routine_id, tx=tx)
+            if not found or not store.delete_routine(tx, body.routine_id):
+                return api.refuse(404, "not_found", ui(lang, "routine_gone"))
+        return api.respond({"deleted": found[0]})
+
+
+def _note_routes(app: FastAPI, api: DataApi) -> None:
+    store = api.store
+
+    @app.post("/api/notes/edit")
+    async def edit_note(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(NoteEdit, raw, lang)
+        if isinstance(body, Response):
+            return body
+        if body.description is None and body.value is None:
+            return api.refuse(422, "empty", ui(lang, "nothing_changed"))
+        with store.transaction() as tx:
+            current = store.read_memory(body.key, tx=tx)
+            if current is None:
+                return api.refuse(404, "not_found", ui(lang, "note_gone"))
+            description = current["description"] if body.description is None else body.description
+            value = current["value"] if body.value is None else body.value
+            saved = store.save_memory(tx, body.key, description, value)
+        return api.respond({"note": saved})
+
+    @app.post("/api/notes/delete")
+    async def delete_note(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(NoteRef, raw, lang)
+        if isinstance(body, Response):
+            return body
+        with store.transaction() as tx:
+            if not store.delete_memory(tx, body.key):
+                return api.refuse(404, "not_found", ui(lang, "note_gone"))
+        return api.respond({"deleted": body.key})
+
+
+def _goal_routes(app: FastAPI, api: DataApi) -> None:
+    store = api.store
+
+    @app.post("/api/goals/edit")
+    async def edit_goal(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(GoalEdit, raw, lang)
+        if isinstance(body, Response):
+            return body
+        current = next((g for g in store.goals() if g["measure"] == body.measure), None)
+        if current is None:
+            return api.refuse(404, "not_found", ui(lang, "goal_gone"))
+        target = current["target"] if body.target is None else body.target
+        by_date = body.by_date if "by_date" in body.model_fields_set else current["by_date"]
+        day = dt.date.fromisoformat(by_date) if isinstance(by_date, str) else by_date
+        refused = _goal_refusal(lang, body.measure, target, day, api.today())
+        if refused is not None:
+            return api.refuse(422, "invalid", refused)
+        with store.transaction() as tx:
+            saved = store.save_goal(tx, body.measure, target, day)
+        return api.respond({"goal": saved})
+
+    @app.post("/api/goals/delete")
+    async def delete_goal(request: Request, raw: Raw) -> Response:
+        lang = api.lang_of(request)
+        body = api.parse(GoalRef, raw, lang)
+        if isinstance(body, Response):
+            return body
+        with store.transaction() as tx:
+            if not store.delete_goal(tx, body.measure):
+                return api.refuse(404, "not_found", ui(lang, "goal_gone"))
+        return api.respond({"deleted": body.measure})
+
+
+def _goal_refusal(
+    lang: Lang, measure: str, target: float, by_date: dt.date | None, today: dt.date
+) -> str | None:
+    """Why ``save_goal`` would refuse this goal, in its own words (None: it would not)."""
+    low, high = MEASUREMENT_LIMITS[measure]
+    if not low <= target <= high:
+        return t(
+            lang,
+            "rule_goal_out_of_range",
+            target=number(target, lang),
+            field=t(lang, f"offline_field_{measure}"),
+            low=number(low, lang),
+            high=number(high, lang),
+        )
+    refused = goal_date_refusal(lang, by_date, today)
+    return refused.message if refused is not None else None
