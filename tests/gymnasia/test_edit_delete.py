@@ -109,26 +109,25 @@ def coach(sqlite_url: str) -> Iterator[Harness]:
 @pytest.mark.parametrize(
     ("name", "confirm"),
     [
-        ("edit_measurement", "policy"),
-        ("delete_measurement", "policy"),
+        ("edit_measurement", "unlikely"),
+        ("delete_measurement", True),
         ("edit_meal_item", False),
-        ("delete_meal_item", "policy"),
+        ("delete_meal_item", True),
         ("rename_routine", False),
         ("add_routine_exercise", False),
         ("reorder_routine_exercises", False),
-        ("remove_routine_exercise", "policy"),
-        ("delete_routine", "policy"),
+        ("remove_routine_exercise", True),
+        ("delete_routine", True),
     ],
 )
 def test_edits_are_atomic_writes_and_removals_need_a_person(
     coach: Harness, name: str, confirm: bool | str
 ) -> None:
-    """Every edit is an atomic write; deletes and removals also need a person's yes (a
-    policy that asks every call in words), and a measurement's correction asks one when its
-    value is unlikely (a policy)."""
+    """Every edit is an atomic write; deletes and removals also need a person's yes, and a
+    measurement's correction asks one when its value is unlikely (a policy)."""
     tool = coach.tools.get(name)
     assert tool is not None
-    asks = "policy" if callable(tool.confirm) else tool.confirm
+    asks = "unlikely" if callable(tool.confirm) else tool.confirm
     assert (tool.effect, tool.atomic, asks, tool.idempotent) == ("write", True, confirm, False)
     assert tool.spec().parameters["additionalProperties"] is False
 

@@ -304,9 +304,9 @@ def test_tool_declaration() -> None:
     register_feedback_tools(tools, settings=FeedbackSettings())
     tool = tools.get("create_feature_issue")
     assert tool is not None
-    assert (tool.effect, callable(tool.confirm), tool.idempotent, tool.atomic) == (
+    assert (tool.effect, tool.confirm, tool.idempotent, tool.atomic) == (
         "write",
-        True,  # a policy that asks every call, in words
+        True,
         False,
         False,
     )

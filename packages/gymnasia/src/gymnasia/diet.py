@@ -29,7 +29,6 @@ from surefoot.sql import Tx
 
 from . import catalog, meals
 from .faults import Faults
-from .render import asked_in_words
 from .rules import date_refusal
 from .store import GymStore
 from .texts import t
@@ -242,7 +241,7 @@ def _register_meal_changes(
         faults.after_commit(ctx)
         return saved
 
-    @tools.tool(effect="write", confirm=asked_in_words("delete_meal_item"), atomic=True)
+    @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_meal_item(ctx: ToolContext, item_id: ItemId) -> dict[str, Any] | ToolError:
         """Delete one logged food (a person confirms)."""
         with store.transaction() as tx:

@@ -45,7 +45,6 @@ from surefoot import (
 )
 
 from .faults import Faults
-from .render import asked_in_words
 from .texts import t
 
 if TYPE_CHECKING:
@@ -286,7 +285,7 @@ def register_feedback_tools(
 
     @tools.tool(
         effect="write",
-        confirm=asked_in_words("create_feature_issue"),
+        confirm=True,
         destructive=False,
         reconcile=github.find,
     )

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from surefoot import Lang, ToolContext, TurnResult
+    from surefoot import Lang, TurnResult
     from surefoot.executor import CallRecord
 
 _BIDI: Final = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -76,12 +75,6 @@ def _meal_food_words(values: dict[str, Any], lang: Lang) -> str | None:
         meal=meals.label(meal, lang),
         date=values.get("date"),
     )
-
-
-def asked_in_words(tool: str) -> Callable[[dict[str, Any], ToolContext], str]:
-    """A confirmation policy (``Tool.confirm``) that asks every call of ``tool``, with
-    ``approval_words``: the person reads what will happen to which data."""
-    return lambda arguments, ctx: approval_words(tool, arguments, ctx.lang)
 
 
 def call_json(record: CallRecord) -> dict[str, Any]:

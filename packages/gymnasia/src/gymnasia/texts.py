@@ -1533,12 +1533,6 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "registro de medidas de {date}",
         "en": "measurement record of {date}",
     },
-    "status_waiting_for": {
-        "es": "Pendiente de tu aprobación: {what} Para aprobarlo: {approve} · para rechazarlo: "
-        "{deny}",
-        "pt": "Aguardando a sua aprovação: {what} Para aprovar: {approve} · para recusar: {deny}",
-        "en": "Waiting for your approval: {what} To approve: {approve} · to deny: {deny}",
-    },
     "status_waiting": {
         "es": "Pendiente de tu aprobación. Para aprobarlo: {approve} · para rechazarlo: {deny}",
         "pt": "Aguardando a sua aprovação. Para aprovar: {approve} · para recusar: {deny}",

@@ -30,7 +30,6 @@ from surefoot.grounding import Grounded
 from .diet import register_diet_tools
 from .faults import Faults
 from .feedback import FeedbackSettings, register_feedback_tools
-from .render import asked_in_words
 from .rules import (
     MEASUREMENT_LIMITS,
     date_problem,
@@ -306,7 +305,7 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: T
 
     @tools.tool(
         effect="write",
-        confirm=asked_in_words("delete_measurement"),
+        confirm=True,
         precheck=_measurement_exists(store),
         atomic=True,
         describe=describe_deleted_measurement,
@@ -399,7 +398,7 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
 
     @tools.tool(
         effect="write",
-        confirm=asked_in_words("delete_memory"),
+        confirm=True,
         precheck=_note_exists(store),
         atomic=True,
         describe=describe_note,

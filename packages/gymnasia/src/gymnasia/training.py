@@ -12,7 +12,6 @@ from surefoot.sql import Tx
 
 from . import catalog
 from .faults import Faults
-from .render import asked_in_words
 from .store import GymStore
 from .texts import t
 
@@ -269,7 +268,7 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
 
 
 def _register_routine_removals(tools: ToolSet, store: GymStore, faults: Faults) -> None:
-    @tools.tool(effect="write", confirm=asked_in_words("remove_routine_exercise"), atomic=True)
+    @tools.tool(effect="write", confirm=True, atomic=True)
     def remove_routine_exercise(
         ctx: ToolContext, routine: RoutineRef, position: Position
     ) -> dict[str, Any] | ToolError:
@@ -286,7 +285,7 @@ def _register_routine_removals(tools: ToolSet, store: GymStore, faults: Faults) 
 
         return _change(store, faults, ctx, routine, edit)
 
-    @tools.tool(effect="write", confirm=asked_in_words("delete_routine"), atomic=True)
+    @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_routine(ctx: ToolContext, routine: RoutineRef) -> dict[str, Any] | ToolError:
         """Delete a whole routine (a person confirms)."""
 

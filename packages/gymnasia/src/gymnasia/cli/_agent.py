@@ -312,7 +312,7 @@ def _converse(coach: Coach, lang: Lang, *, trace: bool) -> None:
         conversation = result.conversation_id
         result, printer = _confirm_loop(coach, lang, result, printer, trace=trace)
         status = status_line(result, coach, lang, ())
-        print_result(result, printer, status=status, trace=trace)
+        print_result(result, printer, status=status, trace=trace, lang=lang)
 
 
 def history_path() -> Path:

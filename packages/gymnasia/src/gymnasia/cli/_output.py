@@ -128,19 +128,31 @@ def print_result(
     *,
     status: str | None = None,
     trace: bool = False,
+    lang: Lang = "es",
 ) -> None:
-    """The end of a turn on the terminal: the reply unless it was streamed, then the one
-    status line (what was saved, or how to decide on what waits) and, with ``trace``, the
-    stop reason and the number of model requests."""
+    """The end of a turn on the terminal: the reply unless it was streamed (an action that
+    waits for a person, in words), then the one status line (what was saved, or how to
+    decide on what waits) and, with ``trace``, the stop reason and the number of model
+    requests."""
     shown = printer is not None and printer.showed_reply(result)
     if printer is not None:
         printer.end_line()
     if not shown:
-        print_reply(result.reply, result.reply_author)
+        print_reply(shown_reply(result, lang), result.reply_author)
     if status:
         out.print(f"  [dim]{_escaped(status)}[/dim]", soft_wrap=True)
     if trace:
         render.print_turn(out.rich, result, calls=False, reply=False)
+
+
+def shown_reply(result: TurnResult, lang: Lang) -> str:
+    """The reply as a person reads it: an action waiting for them whose tool asks no
+    question of its own is said in words (the harness's reply names the tool; ``--json``
+    and ``--trace`` keep it)."""
+    pending = result.pending_confirmation
+    if pending is None or pending.question or result.reply_author != "harness":
+        return result.reply
+    return waiting_action(pending, lang)
 
 
 def _escaped(text: str) -> str:
@@ -182,17 +194,15 @@ def waiting_action(pending: PendingConfirmation, lang: Lang) -> str:
 def approval_commands(
     pending: PendingConfirmation, lang: Lang, options: tuple[str, ...] = ()
 ) -> str:
-    """The exact commands that approve or deny ``pending``, in one line; with what it will
-    do in words when the reply did not say it (its tool asks no question of its own)."""
+    """The exact commands that approve or deny ``pending``, in one line."""
     tail = "".join(f" {o}" for o in options)
     ident = shlex.quote(pending.id)
-    commands = {
-        "approve": f"gymnasia approvals approve {ident}{tail}",
-        "deny": f"gymnasia approvals deny {ident}{tail}",
-    }
-    if pending.question:
-        return t(lang, "status_waiting", **commands)
-    return t(lang, "status_waiting_for", what=waiting_action(pending, lang), **commands)
+    return t(
+        lang,
+        "status_waiting",
+        approve=f"gymnasia approvals approve {ident}{tail}",
+        deny=f"gymnasia approvals deny {ident}{tail}",
+    )
 
 
 def report(
@@ -208,8 +218,9 @@ def report(
         payload = render.turn_json(result, provider=coach.provider, model=coach.model_name)
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     else:
-        status = status_line(result, coach, coach.agent.lang, options)
-        print_result(result, printer, status=status, trace=trace)
+        lang = coach.agent.lang
+        status = status_line(result, coach, lang, options)
+        print_result(result, printer, status=status, trace=trace, lang=lang)
     if result.stop_reason == "provider_error":
         raise typer.Exit(3)
 
