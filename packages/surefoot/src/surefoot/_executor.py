@@ -342,7 +342,7 @@ class Executor:
     ) -> _Prepared | ToolError:
         prepared = _validated(tool, call, state.lang)
         if isinstance(prepared, _Refused):
-            refusal = self._refusal(call, prepared, state.lang)
+            refusal = _refusal(self.tools, call, prepared, state.lang)
             return state.guarded(prepared.identity, refusal, self._guard_limit)
         tool = prepared.tool
         if tool.effect == "write":
@@ -378,21 +378,6 @@ class Executor:
             prepared.derived = verdict.derived
             return None
         return refusal(tool.name, verdict.missing, state.lang)
-
-    def _refusal(self, call: ToolCall, refused: _Refused, lang: Lang) -> ToolError:
-        if refused.details is None:
-            names = ", ".join(self.tools.names) or "-"
-            return ToolError(
-                ErrorCode.UNKNOWN_TOOL,
-                text(lang, "unknown_tool", name=_safe_name(call.name), names=names),
-                Recovery.CORRECT_ARGUMENTS,
-            )
-        return ToolError(
-            ErrorCode.INVALID_ARGUMENTS,
-            text(lang, "invalid_arguments", name=call.name),
-            Recovery.CORRECT_ARGUMENTS,
-            details=refused.details,
-        )
 
     # -- running ---------------------------------------------------------------------------
 
@@ -522,6 +507,24 @@ async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext | None) -> Outco
         if _stray_cancellation(exc):
             return exc
         raise
+
+
+def _refusal(tools: ToolSet, call: ToolCall, refused: _Refused, lang: Lang) -> ToolError:
+    """Why a call that cannot run is refused: its tool is not declared (the declared names
+    listed), or its arguments are not valid (the problems as ``details``)."""
+    if refused.details is None:
+        names = ", ".join(tools.names) or "-"
+        return ToolError(
+            ErrorCode.UNKNOWN_TOOL,
+            text(lang, "unknown_tool", name=_safe_name(call.name), names=names),
+            Recovery.CORRECT_ARGUMENTS,
+        )
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENTS,
+        text(lang, "invalid_arguments", name=call.name),
+        Recovery.CORRECT_ARGUMENTS,
+        details=refused.details,
+    )
 
 
 def _prechecked(
