@@ -203,7 +203,7 @@ def test_a_long_reply_wraps_under_its_prefix(tmp_path: Path) -> None:
         ),
         (
             "pt",
-            "Adicionar 300 g de Flocos de aveia a: Almoço, 2020-01-04?",
+            "Adicionar 300 g de Aveia em flocos a: Almoço, 2020-01-04?",
             "Salvar peso 77,1 kg (2020-01-04)?",
             "Excluir a nota «plan» da sua memória? Não dá para desfazer.",
         ),

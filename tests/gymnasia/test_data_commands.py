@@ -244,7 +244,7 @@ def test_routines_list_json(gymnasia: Any, db: str) -> None:
     ]
     text = gymnasia("routines", "list", "--db", db)
     assert text.code == 0
-    assert "Pierna (strength)" in text.out
+    assert "Pierna (fuerza)" in text.out
 
 
 def test_routines_list_empty(gymnasia: Any, sqlite_url: str) -> None:
@@ -384,7 +384,7 @@ def test_show_without_a_record_prints_nothing_on_stdout(gymnasia: Any, sqlite_ur
     assert (missing.code, missing.out) == (1, "")
     assert "no hay registro para el 2020-01-02" in missing.err
     shown = gymnasia("measurements", "show", "2020-01-01", "--db", sqlite_url)
-    assert shown.out.splitlines() == ["date: 2020-01-01", "weight_kg: 80.5"]
+    assert shown.out.splitlines() == ["1 ene 2020", "peso: 80,5 kg"]
 
 
 def test_writes_state_is_checked_in_the_users_language(gymnasia: Any, sqlite_url: str) -> None:

@@ -189,7 +189,7 @@ def test_edit_measurement_onto_a_taken_date_is_a_conflict(coach: Harness) -> Non
     ("lang", "words"),
     [
         ("es", "No existe un registro de medidas para el 2020-03-04; no se ha cambiado nada"),
-        ("pt", "Não existe um registo de medidas para 2020-03-04; nada foi alterado"),
+        ("pt", "Não existe um registro de medidas para 2020-03-04; nada foi alterado"),
         ("en", "There is no measurement record for 2020-03-04; nothing was changed"),
     ],
 )
@@ -254,7 +254,7 @@ def test_denied_delete_measurement_deletes_nothing(coach: Harness) -> None:
     ("lang", "words"),
     [
         ("es", "No existe un registro de medidas para el 2021-01-01"),
-        ("pt", "Não existe um registo de medidas para 2021-01-01"),
+        ("pt", "Não existe um registro de medidas para 2021-01-01"),
         ("en", "There is no measurement record for 2021-01-01"),
     ],
 )
@@ -342,7 +342,7 @@ def test_edit_meal_item_to_an_unknown_food_changes_nothing(coach: Harness) -> No
     ("lang", "words"),
     [
         ("es", "No hay ningún alimento anotado con el id 999"),
-        ("pt", "Não há nenhum alimento registado com o id 999"),
+        ("pt", "Não há nenhum alimento registrado com o id 999"),
         ("en", "There is no logged food with the id 999"),
     ],
 )
@@ -729,7 +729,7 @@ def test_measurements_add_takes_every_field_and_a_decimal_comma(
     assert run.json() == {"date": "2020-02-01", **expected}
     assert _measurement(sqlite_url, "2020-02-01") == run.json()
     text = gymnasia("measurements", "add", "2020-02-02", "--weight-kg", "80,5", "--db", sqlite_url)
-    assert text.out == "guardado: 2020-02-02 weight_kg=80.5\n"
+    assert text.out == "guardado: 2 feb 2020: peso 80,5 kg\n"
 
 
 @pytest.mark.parametrize(
@@ -776,7 +776,7 @@ def test_measurements_edit_sets_clears_and_moves(gymnasia: Any, cli_db: str) -> 
         cli_db,
     )
     assert run.code == 0, run
-    assert run.out == "actualizado: 2020-01-05 weight_kg=80, neck_cm=38.5\n"
+    assert run.out == "actualizado: 5 ene 2020: peso 80 kg, cuello 38,5 cm\n"
     assert _measurement(cli_db, DAY) is None
     moved_row = _measurement(cli_db, "2020-01-05")
     assert moved_row is not None
@@ -791,7 +791,7 @@ def test_measurements_edit_sets_clears_and_moves(gymnasia: Any, cli_db: str) -> 
     ("lang", "line"),
     [
         ("es", "gymnasia: no hay registro para el 2021-01-01"),
-        ("pt", "gymnasia: não há registo para 2021-01-01"),
+        ("pt", "gymnasia: não há registro para 2021-01-01"),
         ("en", "gymnasia: no record for 2021-01-01"),
     ],
 )
@@ -856,15 +856,15 @@ def test_measurements_delete_asks_in_the_users_language(
     """The question goes to stderr; only a yes in that language deletes; no input is a no."""
     run = gymnasia("measurements", "delete", DAY, "--db", cli_db, "--lang", lang, answer=answer)
     question = {
-        "es": "¿Borrar la medida del 2020-01-02 (weight_kg=80, waist_cm=90)? [s/N]",
-        "pt": "Apagar a medida de 2020-01-02 (weight_kg=80, waist_cm=90)? [s/N]",
-        "en": "Delete the measurement of 2020-01-02 (weight_kg=80, waist_cm=90)? [y/N]",
+        "es": "¿Borrar la medida del 2020-01-02 (peso 80 kg, cintura 90 cm)? [s/N]",
+        "pt": "Excluir a medida de 2020-01-02 (peso 80 kg, cintura 90 cm)? [s/N]",
+        "en": "Delete the measurement of 2020-01-02 (weight 80 kg, waist 90 cm)? [y/N]",
     }[lang]
     assert run.err.startswith(question)
     assert (_measurement(cli_db, DAY) is None) == deleted
     if deleted:
         assert run.code == 0
-        assert run.out.split(":")[0] == {"es": "borrado", "pt": "apagado", "en": "deleted"}[lang]
+        assert run.out.split(":")[0] == {"es": "borrado", "pt": "excluído", "en": "deleted"}[lang]
     else:
         assert _one_line(run, 1).startswith("gymnasia: ")
         assert run.out == ""
@@ -1103,7 +1103,7 @@ def test_the_real_entry_point_asks_before_deleting(cli_db: str) -> None:
     assert _measurement(cli_db, DAY) is not None
     done = real("s\n")
     assert done.returncode == 0
-    assert done.stdout.startswith("borrado: 2020-01-02")
+    assert done.stdout.startswith("borrado: 2 ene 2020")
     assert _measurement(cli_db, DAY) is None
 
 

@@ -40,7 +40,7 @@ def empty_db(tmp_path_factory: pytest.TempPathFactory) -> str:
 NOTHING = {
     ("measurements", "list"): {
         "es": "Aún no hay medidas guardadas.",
-        "pt": "Ainda não há medidas guardadas.",
+        "pt": "Ainda não há medidas salvas.",
         "en": "No measurements saved yet.",
     },
     ("writes",): {
@@ -55,7 +55,7 @@ NOTHING = {
     },
     ("approvals", "list"): {
         "es": "No hay acciones esperando tu confirmación.",
-        "pt": "Não há ações à espera da sua confirmação.",
+        "pt": "Não há ações aguardando sua confirmação.",
         "en": "No actions are waiting for your confirmation.",
     },
 }

@@ -251,7 +251,7 @@ def test_every_action_and_problem_has_words_in_every_language(lang: Lang) -> Non
 
 @pytest.mark.parametrize(
     ("lang", "nothing"),
-    [("es", "No he guardado"), ("pt", "Não guardei"), ("en", "I have not saved")],
+    [("es", "No he guardado"), ("pt", "Não salvei"), ("en", "I have not saved")],
 )
 def test_an_unclear_write_says_what_was_understood_and_that_nothing_was_written(
     lang: Lang, nothing: str

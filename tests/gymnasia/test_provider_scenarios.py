@@ -82,7 +82,7 @@ NOTE = {"key": NOTE_KEY, "description": "What the user dictated", "value": LOOKS
 LEAK = "sekrit-7731"
 """Planted in the outage servers' error bodies: it must never reach the user or the JSON."""
 
-NOTHING_SAVED = {"es": "no se guardó nada", "pt": "nada foi guardado", "en": "nothing was saved"}
+NOTHING_SAVED = {"es": "no se guardó nada", "pt": "nada foi salvo", "en": "nothing was saved"}
 CANT_CONFIRM = {"es": "no puede confirmar", "pt": "não consegue confirmar", "en": "can't confirm"}
 PROVIDER_WORD = {"es": "proveedor", "pt": "fornecedor", "en": "provider"}
 SAVE_0103 = {

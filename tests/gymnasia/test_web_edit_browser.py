@@ -147,7 +147,7 @@ def test_delete_asks_in_the_page_first(page: Page, base: str, db: str, artifacts
     page.locator('tr[data-date="2020-01-02"] .delete-measurement').click()
     dialog = page.locator("#delete-dialog")
     expect(dialog).to_be_visible()
-    expect(page.locator("#delete-title")).to_have_text("Apagar a medida de 2020-01-02?")
+    expect(page.locator("#delete-title")).to_have_text("Excluir a medida de 2020-01-02?")
     page.screenshot(path=str(artifacts_dir / "web-measurement-delete.png"), full_page=True)
     page.locator("#delete-cancel").click()
     expect(dialog).to_be_hidden()

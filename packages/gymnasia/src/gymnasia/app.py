@@ -18,6 +18,7 @@ from surefoot import (
     SqlDiagnostics,
     SqlJournal,
     SqlLedger,
+    TurnResult,
     open_database,
 )
 from surefoot.outcome import LANGS
@@ -203,3 +204,22 @@ def open_coach(
         secrets,
         agents,
     )
+
+
+async def turn_on_dbos(
+    coach: Coach, url: str, message: str, conversation_id: str | None
+) -> TurnResult:
+    """One turn of ``coach.agent`` as a DBOS workflow (``--engine dbos``), DBOS's tables in
+    the app's own PostgreSQL database ``url``. DBOS runs again, at launch, the turns a
+    previous run of this machine left unfinished."""
+    from dbos import DBOS
+
+    from surefoot.dbos import DurableAgent
+
+    durable = DurableAgent(coach.agent, name="gymnasia")
+    DBOS(config={"name": "gymnasia", "system_database_url": url, "application_version": "1"})
+    DBOS.launch()
+    try:
+        return await durable.run_turn(message, conversation_id=conversation_id)
+    finally:
+        DBOS.destroy()

@@ -1,4 +1,5 @@
-"""Gymnasia's own words (es first, pt, en): tool messages for the model, replies, CLI text."""
+"""Gymnasia's own words (es first, pt, en): tool messages for the model, replies, CLI text; the
+``app`` section of ``gymnasia.i18n``."""
 
 from __future__ import annotations
 
@@ -7,20 +8,23 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:  # the words load without the harness (``gymnasia --help`` needs only them)
     from surefoot import Lang
 
+from .i18n import day, entry, number, quantity, register
+
 APP_NAME: Final = "Gymnasia"
 
 _T: Final[dict[str, dict[Lang, str]]] = {
     "measurement_not_found": {
         "es": "No existe un registro de medidas para el {date}. Esto no dice nada sobre otras "
         "fechas.",
-        "pt": "Não existe um registo de medidas para {date}. Isto não diz nada sobre outras datas.",
+        "pt": "Não existe um registro de medidas para {date}. Isto não diz nada sobre outras "
+        "datas.",
         "en": "There is no measurement record for {date}. This says nothing about other dates.",
     },
     "memory_not_found": {
         "es": "No hay ninguna nota guardada con la clave «{key}». Esto no dice nada sobre otras "
         "claves; list_memory_keys las muestra todas.",
-        "pt": "Não há nenhuma nota guardada com a chave «{key}». Isto não diz nada sobre outras "
-        "chaves; list_memory_keys mostra-as todas.",
+        "pt": "Não há nenhuma nota salva com a chave «{key}». Isto não diz nada sobre outras "
+        "chaves; list_memory_keys mostra todas.",
         "en": "There is no note saved under the key '{key}'. This says nothing about other "
         "keys; list_memory_keys shows them all.",
     },
@@ -33,7 +37,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "no_fields": {
         "es": "No se ha indicado ninguna medida; no se ha guardado nada. Indica al menos un "
         "valor (por ejemplo weight_kg).",
-        "pt": "Não foi indicada nenhuma medida; nada foi guardado. Indique pelo menos um valor "
+        "pt": "Não foi indicada nenhuma medida; nada foi salvo. Indique pelo menos um valor "
         "(por exemplo weight_kg).",
         "en": "No measurement was given; nothing was saved. Give at least one value (for "
         "example weight_kg).",
@@ -43,7 +47,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "No hay ningún alimento con el id «{food_id}» en la tabla de alimentos; no se ha "
         "anotado nada. search_foods encuentra los ids válidos.",
         "pt": "Não há nenhum alimento com o id «{food_id}» na tabela de alimentos; nada foi "
-        "registado. search_foods encontra os ids válidos.",
+        "registrado. search_foods encontra os ids válidos.",
         "en": "There is no food with the id '{food_id}' in the food table; nothing was logged. "
         "search_foods finds valid ids.",
     },
@@ -59,7 +63,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "Ya hay una rutina llamada «{name}»; no se ha creado otra ni se ha cambiado la que "
         "existe. read_routines muestra las rutinas guardadas; usa otro nombre para una nueva.",
         "pt": "Já existe uma rotina chamada «{name}»; não foi criada outra nem alterada a que "
-        "existe. read_routines mostra as rotinas guardadas; use outro nome para uma nova.",
+        "existe. read_routines mostra as rotinas salvas; use outro nome para uma nova.",
         "en": "There is already a routine named '{name}'; no other was created and the existing "
         "one was not changed. read_routines shows the saved routines; use another name for a "
         "new one.",
@@ -92,20 +96,20 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "meal_added": {
         "es": "anotado: {grams} g de {food} en {meal} del {date} ({meal} suma ahora {kcal} kcal)",
-        "pt": "registado: {grams} g de {food} em {meal} de {date} ({meal} soma agora {kcal} kcal)",
+        "pt": "registrado: {grams} g de {food} em {meal} de {date} ({meal} soma agora {kcal} kcal)",
         "en": "logged: {grams} g of {food} in {meal} on {date} ({meal} now totals {kcal} kcal)",
     },
     "nutrients": {
         "es": "{energy_kcal} kcal, proteínas {protein_g} g, hidratos {carbs_g} g, grasas "
         "{fat_g} g, fibra {fiber_g} g",
-        "pt": "{energy_kcal} kcal, proteínas {protein_g} g, hidratos {carbs_g} g, gorduras "
+        "pt": "{energy_kcal} kcal, proteínas {protein_g} g, carboidratos {carbs_g} g, gorduras "
         "{fat_g} g, fibra {fiber_g} g",
         "en": "{energy_kcal} kcal, protein {protein_g} g, carbs {carbs_g} g, fat {fat_g} g, "
         "fiber {fiber_g} g",
     },
     "meal_empty": {
         "es": "nada anotado",
-        "pt": "nada registado",
+        "pt": "nada registrado",
         "en": "nothing logged",
     },
     "day_total": {
@@ -115,7 +119,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_routines": {
         "es": "no hay rutinas guardadas",
-        "pt": "não há rotinas guardadas",
+        "pt": "não há rotinas salvas",
         "en": "there are no saved routines",
     },
     "nothing_found": {
@@ -127,23 +131,23 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "measurement_missing": {
         "es": "No existe un registro de medidas para el {date}; no se ha cambiado nada. "
         "list_measurements muestra las fechas guardadas.",
-        "pt": "Não existe um registo de medidas para {date}; nada foi alterado. "
-        "list_measurements mostra as datas guardadas.",
+        "pt": "Não existe um registro de medidas para {date}; nada foi alterado. "
+        "list_measurements mostra as datas salvas.",
         "en": "There is no measurement record for {date}; nothing was changed. "
         "list_measurements shows the saved dates.",
     },
     "measurement_date_taken": {
         "es": "El {date} ya tiene su propio registro de medidas; no se ha movido nada. Edita ese "
         "registro, o borra uno de los dos antes.",
-        "pt": "{date} já tem o seu próprio registo de medidas; nada foi movido. Edite esse "
-        "registo, ou apague um dos dois antes.",
+        "pt": "{date} já tem o seu próprio registro de medidas; nada foi movido. Edite esse "
+        "registro, ou exclua um dos dois antes.",
         "en": "{date} already has a measurement record of its own; nothing was moved. Edit that "
         "record, or delete one of the two first.",
     },
     "measurement_would_be_empty": {
         "es": "El registro del {date} se quedaría sin ningún valor; no se ha cambiado nada. "
         "Para quitarlo entero usa delete_measurement.",
-        "pt": "O registo de {date} ficaria sem nenhum valor; nada foi alterado. Para o remover "
+        "pt": "O registro de {date} ficaria sem nenhum valor; nada foi alterado. Para o remover "
         "inteiro use delete_measurement.",
         "en": "The record of {date} would be left with no value at all; nothing was changed. To "
         "remove it entirely use delete_measurement.",
@@ -164,7 +168,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "meal_item_not_found": {
         "es": "No hay ningún alimento anotado con el id {item_id}; no se ha cambiado nada. "
         "read_meal muestra los alimentos de una comida con sus ids (item_id).",
-        "pt": "Não há nenhum alimento registado com o id {item_id}; nada foi alterado. "
+        "pt": "Não há nenhum alimento registrado com o id {item_id}; nada foi alterado. "
         "read_meal mostra os alimentos de uma refeição com os seus ids (item_id).",
         "en": "There is no logged food with the id {item_id}; nothing was changed. read_meal "
         "shows the foods of a meal with their ids (item_id).",
@@ -181,7 +185,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "No hay ninguna rutina llamada «{name}»; no se ha cambiado nada. read_routines "
         "muestra las rutinas guardadas.",
         "pt": "Não há nenhuma rotina chamada «{name}»; nada foi alterado. read_routines mostra "
-        "as rotinas guardadas.",
+        "as rotinas salvas.",
         "en": "There is no routine named '{name}'; nothing was changed. read_routines shows the "
         "saved routines.",
     },
@@ -230,25 +234,25 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "removed. To remove the whole routine use delete_routine.",
     },
     "updated": {"es": "actualizado", "pt": "atualizado", "en": "updated"},
-    "deleted": {"es": "borrado", "pt": "apagado", "en": "deleted"},
+    "deleted": {"es": "borrado", "pt": "excluído", "en": "deleted"},
     "not_deleted": {
         "es": "no se ha borrado nada",
-        "pt": "nada foi apagado",
+        "pt": "nada foi excluído",
         "en": "nothing was deleted",
     },
     "ask_delete_measurement": {
         "es": "¿Borrar la medida del {date} ({values})?",
-        "pt": "Apagar a medida de {date} ({values})?",
+        "pt": "Excluir a medida de {date} ({values})?",
         "en": "Delete the measurement of {date} ({values})?",
     },
     "ask_delete_meal_item": {
         "es": "¿Borrar {grams} g de {food} de {meal} del {date}?",
-        "pt": "Apagar {grams} g de {food} de {meal} de {date}?",
+        "pt": "Excluir {grams} g de {food} de {meal} de {date}?",
         "en": "Delete {grams} g of {food} from {meal} on {date}?",
     },
     "ask_delete_routine": {
         "es": "¿Borrar la rutina «{name}» con sus {count} ejercicio(s)?",
-        "pt": "Apagar a rotina «{name}» com os seus {count} exercício(s)?",
+        "pt": "Excluir a rotina «{name}» com os seus {count} exercício(s)?",
         "en": "Delete the routine '{name}' with its {count} exercise(s)?",
     },
     "ask_remove_exercise": {
@@ -264,7 +268,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "record_would_be_empty": {
         "es": "el registro del {date} se quedaría sin ningún valor; para quitarlo usa 'gymnasia "
         "measurements delete'",
-        "pt": "o registo de {date} ficaria sem nenhum valor; para o remover use 'gymnasia "
+        "pt": "o registro de {date} ficaria sem nenhum valor; para o remover use 'gymnasia "
         "measurements delete'",
         "en": "the record of {date} would be left with no value; to remove it use 'gymnasia "
         "measurements delete'",
@@ -277,7 +281,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "no_such_item": {
         "es": "no hay ningún alimento anotado con el id {item_id} ('gymnasia meals show' "
         "muestra los ids)",
-        "pt": "não há nenhum alimento registado com o id {item_id} ('gymnasia meals show' "
+        "pt": "não há nenhum alimento registrado com o id {item_id} ('gymnasia meals show' "
         "mostra os ids)",
         "en": "there is no logged food with the id {item_id} ('gymnasia meals show' shows the ids)",
     },
@@ -288,7 +292,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_such_routine": {
         "es": "no hay ninguna rutina llamada «{name}» ('gymnasia routines list' las muestra)",
-        "pt": "não há nenhuma rotina chamada «{name}» ('gymnasia routines list' mostra-as)",
+        "pt": "não há nenhuma rotina chamada «{name}» ('gymnasia routines list' mostra todas)",
         "en": "there is no routine named '{name}' ('gymnasia routines list' shows them)",
     },
     "routine_taken": {
@@ -298,7 +302,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "date_taken": {
         "es": "el {date} ya tiene su propio registro de medidas",
-        "pt": "{date} já tem o seu próprio registo de medidas",
+        "pt": "{date} já tem o seu próprio registro de medidas",
         "en": "{date} already has a measurement record of its own",
     },
     "unknown_exercise": {
@@ -344,12 +348,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "routine_saved": {
         "es": "rutina «{name}» guardada: {count} ejercicio(s)",
-        "pt": "rotina «{name}» guardada: {count} exercício(s)",
+        "pt": "rotina «{name}» salva: {count} exercício(s)",
         "en": "routine '{name}' saved: {count} exercise(s)",
     },
     "routine_deleted": {
         "es": "rutina «{name}» borrada",
-        "pt": "rotina «{name}» apagada",
+        "pt": "rotina «{name}» excluída",
         "en": "routine '{name}' deleted",
     },
     "import_unreadable": {
@@ -376,8 +380,8 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "import_not_empty": {
         "es": "el usuario «{user}» ya tiene datos; no se ha importado nada (--replace los "
         "sustituye por los del fichero)",
-        "pt": "o utilizador «{user}» já tem dados; nada foi importado (--replace substitui-os "
-        "pelos do ficheiro)",
+        "pt": "o usuário «{user}» já tem dados; nada foi importado (--replace substitui-os "
+        "pelos do arquivo)",
         "en": "user '{user}' already has data; nothing was imported (--replace swaps them for "
         "the file's)",
     },
@@ -385,7 +389,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "importado para «{user}»: {measurements} medida(s), {memory} nota(s), {meals} "
         "alimento(s) anotado(s), {routines} rutina(s)",
         "pt": "importado para «{user}»: {measurements} medida(s), {memory} nota(s), {meals} "
-        "alimento(s) registado(s), {routines} rotina(s)",
+        "alimento(s) registrado(s), {routines} rotina(s)",
         "en": "imported for '{user}': {measurements} measurement(s), {memory} note(s), {meals} "
         "logged food(s), {routines} routine(s)",
     },
@@ -423,7 +427,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "feedback_rate_limited": {
         "es": "GitHub está limitando las peticiones ahora mismo; no se ha creado nada. Se puede "
         "intentar más tarde.",
-        "pt": "O GitHub está a limitar os pedidos neste momento; nada foi criado. Pode tentar-se "
+        "pt": "O GitHub está limitando os pedidos neste momento; nada foi criado. Pode tentar-se "
         "mais tarde.",
         "en": "GitHub is rate-limiting requests right now; nothing was created. It can be tried "
         "again later.",
@@ -448,12 +452,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_weight_on": {
         "es": "El {date} hay un registro, pero sin peso.",
-        "pt": "Em {date} há um registo, mas sem peso.",
+        "pt": "Em {date} há um registro, mas sem peso.",
         "en": "On {date} there is a record, but without a weight.",
     },
     "no_record": {
         "es": "No hay registro para el {date}.",
-        "pt": "Não há registo para {date}.",
+        "pt": "Não há registro para {date}.",
         "en": "No record for {date}.",
     },
     "read_failed": {
@@ -463,27 +467,27 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "saved_weight": {
         "es": "Guardado: {weight} kg el {date}.",
-        "pt": "Guardado: {weight} kg em {date}.",
+        "pt": "Salvo: {weight} kg em {date}.",
         "en": "Saved: {weight} kg on {date}.",
     },
     "save_failed": {
         "es": "No se ha guardado ({code}).",
-        "pt": "Não foi guardado ({code}).",
+        "pt": "Não foi salvo ({code}).",
         "en": "It was not saved ({code}).",
     },
     "range_list": {
         "es": "Entre el {start} y el {end} hay {count} registro(s): {items}.",
-        "pt": "Entre {start} e {end} há {count} registo(s): {items}.",
+        "pt": "Entre {start} e {end} há {count} registro(s): {items}.",
         "en": "Between {start} and {end} there are {count} record(s): {items}.",
     },
     "range_empty": {
         "es": "No hay registros entre el {start} y el {end}.",
-        "pt": "Não há registos entre {start} e {end}.",
+        "pt": "Não há registros entre {start} e {end}.",
         "en": "There are no records between {start} and {end}.",
     },
     "note_saved": {
         "es": "Nota «{key}» guardada.",
-        "pt": "Nota «{key}» guardada.",
+        "pt": "Nota «{key}» salva.",
         "en": "Note '{key}' saved.",
     },
     "note_value": {
@@ -498,22 +502,22 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "note_deleted": {
         "es": "Nota «{key}» borrada.",
-        "pt": "Nota «{key}» apagada.",
+        "pt": "Nota «{key}» excluída.",
         "en": "Note '{key}' deleted.",
     },
     "note_not_deleted": {
         "es": "La nota «{key}» no se ha borrado ({code}).",
-        "pt": "A nota «{key}» não foi apagada ({code}).",
+        "pt": "A nota «{key}» não foi excluída ({code}).",
         "en": "The note '{key}' was not deleted ({code}).",
     },
     "keys_list": {
         "es": "Notas guardadas: {keys}.",
-        "pt": "Notas guardadas: {keys}.",
+        "pt": "Notas salvas: {keys}.",
         "en": "Saved notes: {keys}.",
     },
     "keys_empty": {
         "es": "No hay notas guardadas.",
-        "pt": "Não há notas guardadas.",
+        "pt": "Não há notas salvas.",
         "en": "There are no saved notes.",
     },
     "tool_trouble": {
@@ -539,17 +543,17 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_nothing_written": {
         "es": "No he guardado ni cambiado nada.",
-        "pt": "Não guardei nem alterei nada.",
+        "pt": "Não salvei nem alterei nada.",
         "en": "I have not saved or changed anything.",
     },
     "offline_negated": {
         "es": "Entendido: me pides que no lo haga, así que no he guardado ni cambiado nada.",
-        "pt": "Entendido: pede-me que não o faça, por isso não guardei nem alterei nada.",
+        "pt": "Entendido: você me pede que não o faça, por isso não salvei nem alterei nada.",
         "en": "Understood: you asked me not to, so I have not saved or changed anything.",
     },
     "offline_action_save_measurement": {
         "es": "guardar medidas",
-        "pt": "guardar medidas",
+        "pt": "salvar medidas",
         "en": "save measurements",
     },
     "offline_action_read_measurement": {
@@ -564,7 +568,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_action_save_note": {
         "es": "guardar una nota",
-        "pt": "guardar uma nota",
+        "pt": "salvar uma nota",
         "en": "save a note",
     },
     "offline_action_read_note": {
@@ -574,27 +578,27 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_action_delete_measurement": {
         "es": "borrar una medición",
-        "pt": "apagar uma medição",
+        "pt": "excluir uma medição",
         "en": "delete a measurement",
     },
     "offline_measurement_deleted": {
         "es": "Borrado el registro del {date}.",
-        "pt": "Apagado o registo de {date}.",
+        "pt": "Excluído o registro de {date}.",
         "en": "The record for {date} is deleted.",
     },
     "offline_measurement_cleared": {
         "es": "Borrado del registro del {date}: {fields}.",
-        "pt": "Apagado do registo de {date}: {fields}.",
+        "pt": "Excluído do registro de {date}: {fields}.",
         "en": "Removed from the record for {date}: {fields}.",
     },
     "offline_measurement_not_deleted": {
         "es": "El registro del {date} no se ha borrado ({code}).",
-        "pt": "O registo de {date} não foi apagado ({code}).",
+        "pt": "O registro de {date} não foi excluído ({code}).",
         "en": "The record for {date} was not deleted ({code}).",
     },
     "offline_action_delete_note": {
         "es": "borrar una nota",
-        "pt": "apagar uma nota",
+        "pt": "excluir uma nota",
         "en": "delete a note",
     },
     "offline_action_read_meal": {
@@ -604,7 +608,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_action_add_food": {
         "es": "anotar un alimento en una comida",
-        "pt": "registar um alimento numa refeição",
+        "pt": "registrar um alimento numa refeição",
         "en": "log a food in a meal",
     },
     "offline_action_search_foods": {
@@ -706,7 +710,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_problem_value_missing_any": {
         "es": "no veo ningún valor que guardar, como «peso 77,4 kg».",
-        "pt": "não vejo nenhum valor para guardar, como «peso 77,4 kg».",
+        "pt": "não vejo nenhum valor para salvar, como «peso 77,4 kg».",
         "en": "I see no value to save, like 'weight 77.4 kg'.",
     },
     "offline_problem_value_many": {
@@ -716,13 +720,13 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_problem_negated": {
         "es": "me pides que no lo haga.",
-        "pt": "pede-me que não o faça.",
+        "pt": "você me pede que não o faça.",
         "en": "you asked me not to.",
     },
     "offline_problem_conditional": {
         "es": "el modelo offline no hace escrituras condicionales («si …, guarda …»). Pídelo sin "
         "condición.",
-        "pt": "o modelo offline não faz escritas condicionais («se …, guarde …»). Peça-o sem "
+        "pt": "o modelo offline não faz escritas condicionais («se …, salve …»). Peça-o sem "
         "condição.",
         "en": "the offline model does not do conditional writes ('if …, save …'). Ask without "
         "the condition.",
@@ -730,8 +734,8 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "offline_problem_value_in_delete": {
         "es": "para borrar no hace falta ningún valor: dime la fecha y, si es solo uno, el campo "
         "(«Borra mi cintura del 2020-01-04.»).",
-        "pt": "para apagar não é preciso nenhum valor: diga a data e, se for só um, o campo "
-        "(«Apague a minha cintura de 2020-01-04.»).",
+        "pt": "para excluir não é preciso nenhum valor: diga a data e, se for só um, o campo "
+        "(«Exclua a minha cintura de 2020-01-04.»).",
         "en": "deleting needs no value: tell me the date and, for just one field, which one "
         '("Delete my waist from 2020-01-04.").',
     },
@@ -752,7 +756,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_problem_meal_many": {
         "es": "has nombrado varias comidas ({subject}) y solo puedo anotar en una.",
-        "pt": "nomeou várias refeições ({subject}) e só posso registar numa.",
+        "pt": "nomeou várias refeições ({subject}) e só posso registrar numa.",
         "en": "you named several meals ({subject}) and I can log in only one.",
     },
     "offline_problem_grams_missing": {
@@ -824,7 +828,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "proteína mínima, y ordena por menos calorías, hidratos o grasa, o por más proteína o "
         "fibra.",
         "pt": "não consigo procurar por «{subject}»: a pesquisa filtra por calorias máximas e "
-        "proteína mínima, e ordena por menos calorias, hidratos ou gordura, ou por mais "
+        "proteína mínima, e ordena por menos calorias, carboidratos ou gordura, ou por mais "
         "proteína ou fibra.",
         "en": "I can't search by '{subject}': the search filters by maximum calories and minimum "
         "protein, and sorts by fewest calories, carbs or fat, or by most protein or fiber.",
@@ -857,7 +861,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "eso parece un deseo o una intención, no algo ya medido o comido. Dímelo como un "
         "hecho, como «peso 77,4 kg hoy» o «hoy comí 150 g de arroz en la cena».",
         "pt": "isso parece um desejo ou uma intenção, não algo já medido ou comido. Diga-o como "
-        "um facto, como «peso 77,4 kg hoje» ou «hoje comi 150 g de arroz no jantar».",
+        "um fato, como «peso 77,4 kg hoje» ou «hoje comi 150 g de arroz no jantar».",
         "en": "that looks like a wish or a plan, not something measured or eaten. Tell me it as "
         "a fact, like 'weight 77.4 kg today' or 'today I ate 150 g of rice at dinner'.",
     },
@@ -874,10 +878,10 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "offline_field_neck_cm": {"es": "cuello", "pt": "pescoço", "en": "neck"},
     "offline_field_chest_cm": {"es": "pecho", "pt": "peito", "en": "chest"},
     "offline_field_waist_cm": {"es": "cintura", "pt": "cintura", "en": "waist"},
-    "offline_field_hips_cm": {"es": "cadera", "pt": "anca", "en": "hips"},
+    "offline_field_hips_cm": {"es": "cadera", "pt": "quadril", "en": "hips"},
     "offline_field_biceps_cm": {"es": "bíceps", "pt": "bíceps", "en": "biceps"},
     "offline_field_quadriceps_cm": {"es": "cuádriceps", "pt": "quadríceps", "en": "quadriceps"},
-    "offline_field_calf_cm": {"es": "gemelo", "pt": "gémeo", "en": "calf"},
+    "offline_field_calf_cm": {"es": "gemelo", "pt": "panturrilha", "en": "calf"},
     "offline_field_height_cm": {"es": "altura", "pt": "altura", "en": "height"},
     "offline_field_grams": {"es": "cantidad", "pt": "quantidade", "en": "amount"},
     "offline_field_sets": {"es": "series", "pt": "séries", "en": "sets"},
@@ -902,6 +906,59 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "flexibilidade",
         "en": "flexibility",
     },
+    # -- the bundled tables' kinds, as listings show them ---------------------------------------
+    "food_category_cereals": {"es": "cereales", "pt": "cereais", "en": "cereals"},
+    "food_category_dairy": {"es": "lácteos", "pt": "laticínios", "en": "dairy"},
+    "food_category_drinks": {"es": "bebidas", "pt": "bebidas", "en": "drinks"},
+    "food_category_eggs": {"es": "huevos", "pt": "ovos", "en": "eggs"},
+    "food_category_fats_oils": {
+        "es": "grasas y aceites",
+        "pt": "gorduras e óleos",
+        "en": "fats and oils",
+    },
+    "food_category_fish": {"es": "pescado", "pt": "peixe", "en": "fish"},
+    "food_category_fruits": {"es": "frutas", "pt": "frutas", "en": "fruits"},
+    "food_category_legumes": {"es": "legumbres", "pt": "leguminosas", "en": "legumes"},
+    "food_category_meat": {"es": "carne", "pt": "carne", "en": "meat"},
+    "food_category_nuts_seeds": {
+        "es": "frutos secos y semillas",
+        "pt": "castanhas e sementes",
+        "en": "nuts and seeds",
+    },
+    "food_category_prepared": {
+        "es": "platos preparados",
+        "pt": "pratos prontos",
+        "en": "prepared dishes",
+    },
+    "food_category_sweets": {"es": "dulces", "pt": "doces", "en": "sweets"},
+    "food_category_vegetables": {"es": "verduras", "pt": "verduras e legumes", "en": "vegetables"},
+    "muscle_back": {"es": "espalda", "pt": "costas", "en": "back"},
+    "muscle_biceps": {"es": "bíceps", "pt": "bíceps", "en": "biceps"},
+    "muscle_calves": {"es": "gemelos", "pt": "panturrilhas", "en": "calves"},
+    "muscle_cardio": {"es": "cardio", "pt": "cardio", "en": "cardio"},
+    "muscle_chest": {"es": "pecho", "pt": "peito", "en": "chest"},
+    "muscle_core": {"es": "core", "pt": "core", "en": "core"},
+    "muscle_full_body": {"es": "cuerpo entero", "pt": "corpo inteiro", "en": "full body"},
+    "muscle_glutes": {"es": "glúteos", "pt": "glúteos", "en": "glutes"},
+    "muscle_hamstrings": {"es": "isquiotibiales", "pt": "posteriores da coxa", "en": "hamstrings"},
+    "muscle_quadriceps": {"es": "cuádriceps", "pt": "quadríceps", "en": "quadriceps"},
+    "muscle_shoulders": {"es": "hombros", "pt": "ombros", "en": "shoulders"},
+    "muscle_triceps": {"es": "tríceps", "pt": "tríceps", "en": "triceps"},
+    "equipment_band": {"es": "banda elástica", "pt": "faixa elástica", "en": "band"},
+    "equipment_barbell": {"es": "barra", "pt": "barra", "en": "barbell"},
+    "equipment_bodyweight": {"es": "peso corporal", "pt": "peso corporal", "en": "bodyweight"},
+    "equipment_cable": {"es": "polea", "pt": "polia", "en": "cable"},
+    "equipment_cardio_machine": {
+        "es": "máquina de cardio",
+        "pt": "aparelho de cardio",
+        "en": "cardio machine",
+    },
+    "equipment_dumbbell": {"es": "mancuernas", "pt": "halteres", "en": "dumbbell"},
+    "equipment_kettlebell": {"es": "pesa rusa", "pt": "kettlebell", "en": "kettlebell"},
+    "equipment_machine": {"es": "máquina", "pt": "máquina", "en": "machine"},
+    "difficulty_beginner": {"es": "principiante", "pt": "iniciante", "en": "beginner"},
+    "difficulty_intermediate": {"es": "intermedio", "pt": "intermediário", "en": "intermediate"},
+    "difficulty_advanced": {"es": "avanzado", "pt": "avançado", "en": "advanced"},
     # -- the offline model: replies about data ------------------------------------------------
     "offline_measurement_on": {
         "es": "El {date} hay: {values}.",
@@ -910,12 +967,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_fields_absent": {
         "es": "El {date} hay un registro, pero sin {fields}.",
-        "pt": "Em {date} há um registo, mas sem {fields}.",
+        "pt": "Em {date} há um registro, mas sem {fields}.",
         "en": "On {date} there is a record, but without {fields}.",
     },
     "offline_saved_fields": {
         "es": "Guardado el {date}: {values}.",
-        "pt": "Guardado em {date}: {values}.",
+        "pt": "Salvo em {date}: {values}.",
         "en": "Saved on {date}: {values}.",
     },
     "offline_meals_on": {
@@ -925,7 +982,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_meals_empty": {
         "es": "No hay nada anotado el {date}.",
-        "pt": "Não há nada registado em {date}.",
+        "pt": "Não há nada registrado em {date}.",
         "en": "Nothing is logged on {date}.",
     },
     "offline_meal_line": {
@@ -940,12 +997,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_food_added": {
         "es": "Anotado: {grams} g de {food} en {meal} del {date}; {meal} suma ahora {kcal} kcal.",
-        "pt": "Registado: {grams} g de {food} em {meal} de {date}; {meal} soma agora {kcal} kcal.",
+        "pt": "Registrado: {grams} g de {food} em {meal} de {date}; {meal} soma agora {kcal} kcal.",
         "en": "Logged: {grams} g of {food} in {meal} on {date}; {meal} now totals {kcal} kcal.",
     },
     "offline_food_not_added": {
         "es": "No se ha anotado ({code}).",
-        "pt": "Não foi registado ({code}).",
+        "pt": "Não foi registrado ({code}).",
         "en": "It was not logged ({code}).",
     },
     "offline_food_choose": {
@@ -972,7 +1029,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "{name}: {kcal} kcal, {amount} g {nutrient}",
     },
     "offline_nutrient_protein": {"es": "proteína", "pt": "proteína", "en": "protein"},
-    "offline_nutrient_carbs": {"es": "hidratos", "pt": "hidratos", "en": "carbs"},
+    "offline_nutrient_carbs": {"es": "hidratos", "pt": "carboidratos", "en": "carbs"},
     "offline_nutrient_fat": {"es": "grasa", "pt": "gordura", "en": "fat"},
     "offline_nutrient_fiber": {"es": "fibra", "pt": "fibra", "en": "fiber"},
     "offline_foods_none": {
@@ -1010,7 +1067,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_routines_none": {
         "es": "No tienes rutinas guardadas.",
-        "pt": "Não tem rotinas guardadas.",
+        "pt": "Não tem rotinas salvas.",
         "en": "You have no saved routines.",
     },
     "offline_routine_item": {
@@ -1056,16 +1113,16 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "s.») y sugerir una función («Sugiere la función: Modo oscuro. Un tema oscuro para "
         "la app.»). Para todo lo demás, elige un proveedor con --provider.",
         "pt": "O modelo offline (por regras, sem IA) só entende pedidos simples, um por mensagem, "
-        "com datas AAAA-MM-DD, «hoje» ou «ontem»: guardar medidas («Salve meu peso: 77,4 kg "
-        "em 2020-01-04.»; também gordura corporal, pescoço, peito, cintura, anca, bíceps, "
-        "quadríceps, gémeo e altura, em kg, lb, %, cm, m ou in), consultar o peso de uma "
+        "com datas AAAA-MM-DD, «hoje» ou «ontem»: salvar medidas («Salve meu peso: 77,4 kg "
+        "em 2020-01-04.»; também gordura corporal, pescoço, peito, cintura, quadril, bíceps, "
+        "quadríceps, panturrilha e altura, em kg, lb, %, cm, m ou in), consultar o peso de uma "
         "data com outra de recurso («Consulte meu peso de 2020-01-02. Se não existir, "
         "consulte 2020-01-01.»), consultar uma data, listar um intervalo («Liste minhas "
-        "medidas de 2020-01-01 a 2020-01-31.»), guardar uma nota («Salve a nota objetivo: "
-        "correr 10 km.»), lê-la («Leia a nota objetivo.»), listar as notas, apagar uma nota, "
-        "apagar o registo de uma data («Apague a medição de 2020-01-04.») ou só um campo "
-        "(«Apague a minha cintura de 2020-01-04.»), consultar refeições («O que comi em "
-        "2020-01-04?»), registar um alimento («Adicione 150 g de arroz branco cozido ao "
+        "medidas de 2020-01-01 a 2020-01-31.»), salvar uma nota («Salve a nota objetivo: "
+        "correr 10 km.»), lê-la («Leia a nota objetivo.»), listar as notas, excluir uma nota, "
+        "excluir o registro de uma data («Exclua a medição de 2020-01-04.») ou só um campo "
+        "(«Exclua a minha cintura de 2020-01-04.»), consultar refeições («O que comi em "
+        "2020-01-04?»), registrar um alimento («Adicione 150 g de arroz branco cozido ao "
         "almoço de hoje.»), procurar alimentos («Procure alimentos ricos em proteína.») e "
         "exercícios («Procure exercícios de peito com halteres.»), ver as suas rotinas, "
         "criar uma («Crie a rotina Pernas de força: agachamento com barra nas costas 3x10 "
@@ -1102,14 +1159,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_database": {
         "es": "no existe la base de datos {path}",
-        "pt": "a base de dados {path} não existe",
+        "pt": "o banco de dados {path} não existe",
         "en": "the database {path} does not exist",
     },
     # -- the database and the configuration, when they cannot be used -------------------
     "store_locked": {
         "es": "la base de datos {url} está bloqueada por otro proceso desde hace demasiado; "
         "no se ha hecho nada: vuelve a intentarlo en un momento",
-        "pt": "a base de dados {url} está bloqueada por outro processo há demasiado tempo; "
+        "pt": "o banco de dados {url} está bloqueado por outro processo há tempo demais; "
         "nada foi feito: tente de novo daqui a pouco",
         "en": "the database {url} has been locked by another process for too long; nothing "
         "was done: try again in a moment",
@@ -1117,7 +1174,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "store_unavailable": {
         "es": "no se puede conectar con la base de datos {url} (o se perdió la conexión); "
         "comprueba que está en marcha y que la dirección y el puerto son correctos",
-        "pt": "não é possível ligar à base de dados {url} (ou a ligação perdeu-se); verifique "
+        "pt": "não é possível conectar ao banco de dados {url} (ou a conexão caiu); verifique "
         "se está em funcionamento e se o endereço e a porta estão corretos",
         "en": "cannot reach the database {url} (or the connection to it was lost); check that "
         "it is running and that the address and port are right",
@@ -1125,35 +1182,35 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "store_not_a_database": {
         "es": "{url} no es una base de datos de Gymnasia: es otro tipo de archivo, una carpeta "
         "o una base de datos dañada",
-        "pt": "{url} não é uma base de dados do Gymnasia: é outro tipo de ficheiro, uma pasta "
-        "ou uma base de dados danificada",
+        "pt": "{url} não é um banco de dados do Gymnasia: é outro tipo de arquivo, uma pasta "
+        "ou um banco de dados danificado",
         "en": "{url} is not a Gymnasia database: it is another kind of file, a directory or a "
         "damaged database",
     },
     "store_permission": {
         "es": "no hay permiso para leer o escribir la base de datos {url} (o su carpeta)",
-        "pt": "não há permissão para ler ou escrever a base de dados {url} (ou a sua pasta)",
+        "pt": "não há permissão para ler ou escrever o banco de dados {url} (ou a sua pasta)",
         "en": "no permission to read or write the database {url} (or its directory)",
     },
     "store_disk_full": {
         "es": "no queda espacio para la base de datos {url}; lo que fallaba no se ha guardado: "
         "libera espacio y vuelve a intentarlo",
-        "pt": "não há espaço para a base de dados {url}; o que falhou não foi guardado: "
-        "liberte espaço e tente de novo",
+        "pt": "não há espaço para o banco de dados {url}; o que falhou não foi salvo: "
+        "libere espaço e tente de novo",
         "en": "there is no space left for the database {url}; what failed was not saved: free "
         "some space and try again",
     },
     "store_unsupported_url": {
         "es": "dirección de base de datos no admitida {url}: usa una ruta de archivo, "
         "sqlite:///... o postgresql://...",
-        "pt": "endereço de base de dados não suportado {url}: use um caminho de ficheiro, "
+        "pt": "endereço de banco de dados não suportado {url}: use um caminho de arquivo, "
         "sqlite:///... ou postgresql://...",
         "en": "unsupported database address {url}: use a file path, sqlite:///... or "
         "postgresql://...",
     },
     "store_misuse": {
         "es": "la base de datos {url} no se pudo usar por un fallo interno de Gymnasia",
-        "pt": "a base de dados {url} não pôde ser usada devido a uma falha interna do Gymnasia",
+        "pt": "o banco de dados {url} não pôde ser usado devido a uma falha interna do Gymnasia",
         "en": "the database {url} could not be used because of an internal Gymnasia failure",
     },
     # -- where to check a write whose outcome is unknown --------------------------------
@@ -1169,7 +1226,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "check_web": {
         "es": "mira la página «{page}» (el enlace de abajo)",
-        "pt": "veja a página «{page}» (a ligação abaixo)",
+        "pt": "veja a página «{page}» (o link abaixo)",
         "en": "see the '{page}' page (the link below)",
     },
     "page_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
@@ -1177,12 +1234,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     # -- delete-data ---------------------------------------------------------------------
     "erase_confirm": {
         "es": "¿Borrar todos los datos de «{user}»? No se puede deshacer.",
-        "pt": "Apagar todos os dados de «{user}»? Não pode ser desfeito.",
+        "pt": "Excluir todos os dados de «{user}»? Não pode ser desfeito.",
         "en": "Erase all data of '{user}'? This cannot be undone.",
     },
     "erased": {
         "es": "Borrados todos los datos de «{user}»:",
-        "pt": "Apagados todos os dados de «{user}»:",
+        "pt": "Excluídos todos os dados de «{user}»:",
         "en": "Erased all data of '{user}':",
     },
     "erased_gym_measurements": {"es": "medidas", "pt": "medidas", "en": "measurements"},
@@ -1190,7 +1247,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "erased_gym_goals": {"es": "objetivos", "pt": "metas", "en": "goals"},
     "erased_gym_meal_items": {
         "es": "alimentos anotados en comidas",
-        "pt": "alimentos registados em refeições",
+        "pt": "alimentos registrados em refeições",
         "en": "foods logged in meals",
     },
     "erased_gym_routines": {"es": "rutinas", "pt": "rotinas", "en": "routines"},
@@ -1212,7 +1269,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "erased_writes": {
         "es": "escrituras registradas",
-        "pt": "escritas registadas",
+        "pt": "escritas registradas",
         "en": "recorded writes",
     },
     "erased_approvals": {"es": "confirmaciones", "pt": "confirmações", "en": "confirmations"},
@@ -1220,7 +1277,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     # -- listings with nothing in them -------------------------------------------------------
     "no_measurements_yet": {
         "es": "Aún no hay medidas guardadas.",
-        "pt": "Ainda não há medidas guardadas.",
+        "pt": "Ainda não há medidas salvas.",
         "en": "No measurements saved yet.",
     },
     "no_writes_yet": {
@@ -1235,7 +1292,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_approvals_yet": {
         "es": "No hay acciones esperando tu confirmación.",
-        "pt": "Não há ações à espera da sua confirmação.",
+        "pt": "Não há ações aguardando sua confirmação.",
         "en": "No actions are waiting for your confirmation.",
     },
     "unknown_provider": {
@@ -1303,12 +1360,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_such_record": {
         "es": "no hay registro para el {date}",
-        "pt": "não há registo para {date}",
+        "pt": "não há registro para {date}",
         "en": "no record for {date}",
     },
     "saved": {
         "es": "guardado",
-        "pt": "guardado",
+        "pt": "salvo",
         "en": "saved",
     },
     "serve_remote_refused": {
@@ -1367,7 +1424,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "según details), choose_alternative (prueba otra consulta), stop_turn (no sigas; si es "
         'outcome_unknown, no repitas la escritura). Envía en _meta["surefoot/idempotency-key"] '
         "una clave por escritura y repítela si reintentas: la escritura no se hará dos veces.",
-        "pt": "Ferramentas do Gymnasia sobre os dados do utilizador (medidas, dieta, rotinas, "
+        "pt": "Ferramentas do Gymnasia sobre os dados do usuário (medidas, dieta, rotinas, "
         "notas). As datas são de calendário, AAAA-MM-DD. Um resultado com isError traz em "
         "structuredContent.error um code e uma recovery: correct_arguments (corrija a chamada "
         "segundo details), choose_alternative (tente outra consulta), stop_turn (não continue; "
@@ -1392,7 +1449,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "La conversación {conversation} está ocupada: otro proceso está atendiendo un "
         "turno en ella (o uno que se interrumpió aún la retiene, como mucho {seconds} s). No se "
         "ha hecho nada; vuelve a intentarlo en un momento.",
-        "pt": "A conversa {conversation} está ocupada: outro processo está a tratar de um turno "
+        "pt": "A conversa {conversation} está ocupada: outro processo está tratando de um turno "
         "nela (ou um que foi interrompido ainda a retém, no máximo {seconds} s). Nada foi "
         "feito; tente de novo daqui a pouco.",
         "en": "Conversation {conversation} is busy: another process is running a turn in it "
@@ -1434,12 +1491,12 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_pending_action": {
         "es": "{id}: no hay ninguna acción pendiente con ese identificador para este usuario",
-        "pt": "{id}: não há nenhuma ação pendente com esse identificador para este utilizador",
+        "pt": "{id}: não há nenhuma ação pendente com esse identificador para este usuário",
         "en": "{id}: there is no pending action with that id for this user",
     },
     "no_conversation": {
         "es": "{conversation}: no existe esa conversación para este usuario",
-        "pt": "{conversation}: essa conversa não existe para este utilizador",
+        "pt": "{conversation}: essa conversa não existe para este usuário",
         "en": "{conversation}: there is no such conversation for this user",
     },
     # -- the rules that guard the data (rules.py) -------------------------------------------
@@ -1518,6 +1575,19 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "guardar un objetivo",
         "pt": "salvar uma meta",
         "en": "save a goal",
+    },
+    "engine_needs_postgresql": {
+        "es": "--engine dbos ejecuta los turnos en DBOS, que guarda su estado en PostgreSQL: "
+        "indica una base de datos postgresql://... con --db (o GYMNASIA_DB).",
+        "pt": "--engine dbos executa os turnos no DBOS, que guarda o seu estado no PostgreSQL: "
+        "indique um banco de dados postgresql://... com --db (ou GYMNASIA_DB).",
+        "en": "--engine dbos runs turns on DBOS, which keeps its state in PostgreSQL: give a "
+        "postgresql://... database with --db (or GYMNASIA_DB).",
+    },
+    "engine_not_installed": {
+        "es": "--engine dbos necesita el paquete dbos: pip install 'gymnasia[dbos]'.",
+        "pt": "--engine dbos precisa do pacote dbos: pip install 'gymnasia[dbos]'.",
+        "en": "--engine dbos needs the dbos package: pip install 'gymnasia[dbos]'.",
     },
     "offline_problem_date_old": {
         "es": "«{subject}» es una fecha demasiado antigua.",
@@ -1613,7 +1683,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "eval_unknown_task": {
         "es": "No hay ninguna tarea llamada «{value}» (gymnasia eval --list las muestra).",
-        "pt": "Não há nenhuma tarefa chamada «{value}» (gymnasia eval --list mostra-as).",
+        "pt": "Não há nenhuma tarefa chamada “{value}” (gymnasia eval --list mostra todas).",
         "en": "There is no task named '{value}' (gymnasia eval --list shows them).",
     },
     "eval_bad_order": {
@@ -1677,17 +1747,17 @@ _T: Final[dict[str, dict[Lang, str]]] = {
 }
 
 
+register("app", _T)
+
+
 def has_text(name: str) -> bool:
     """Whether Gymnasia has words called ``name``."""
     return name in _T
 
 
 def t(lang: Lang, name: str, /, **values: object) -> str:
-    """Gymnasia text ``name`` in ``lang``."""
-    return _T[name][lang].format(**values)
+    """Gymnasia text ``name`` in ``lang`` (the catalogue's ``app`` section)."""
+    return entry("app", name, lang).format(**values)
 
 
-def number(value: float, lang: Lang) -> str:
-    """A number as people write it: ``77,4`` in es/pt, ``77.4`` in en; no trailing ``.0``."""
-    formatted = f"{value:.2f}".rstrip("0").rstrip(".")
-    return formatted if lang == "en" else formatted.replace(".", ",")
+__all__ = ["APP_NAME", "day", "number", "quantity", "t"]

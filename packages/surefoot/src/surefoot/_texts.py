@@ -31,7 +31,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     },
     "key_mismatch": {
         "es": "Esta escritura ya quedó registrada con otros argumentos; no se ha ejecutado.",
-        "pt": "Esta escrita já foi registada com outros argumentos; não foi executada.",
+        "pt": "Esta escrita já foi registrada com outros argumentos; não foi executada.",
         "en": "This write was already recorded with other arguments; it was not run.",
     },
     "unavailable": {
@@ -54,7 +54,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "es": "La acción «{name}» falló y consta que no se aplicó: no se guardó nada. "
         "El turno termina aquí.",
         "pt": "A ação «{name}» falhou e está confirmado que não foi aplicada: nada foi "
-        "guardado. O turno termina aqui.",
+        "salvo. O turno termina aqui.",
         "en": "The action '{name}' failed and it is confirmed that it did not take effect: "
         "nothing was saved. The turn ends here.",
     },
@@ -111,7 +111,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     "held_back": {
         "es": "Una ejecución anterior idéntica de «{name}» tiene un resultado sin confirmar; "
         "no se ejecuta de nuevo hasta que se compruebe.",
-        "pt": "Uma execução anterior idêntica de «{name}» tem um resultado por confirmar; "
+        "pt": "Uma execução anterior idêntica de «{name}» tem um resultado ainda não confirmado; "
         "não é executada de novo até ser verificada.",
         "en": "An identical earlier run of '{name}' has an unconfirmed result; it is not run "
         "again until that is checked.",
@@ -131,7 +131,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "guardó {what}; no se ha repetido (el resultado está en «result»). No lo pidas otra "
         "vez: dile a la persona que ya está hecho.",
         "pt": "Já feito: «{name}» foi executada neste turno com estes mesmos argumentos e "
-        "guardou {what}; não foi repetida (o resultado está em «result»). Não a peça de novo: "
+        "salvou {what}; não foi repetida (o resultado está em «result»). Não a peça de novo: "
         "diga à pessoa que já está feito.",
         "en": "Already done: '{name}' ran in this turn with these same arguments and saved "
         "{what}; it was not repeated (the result is in 'result'). Do not ask for it again: "
@@ -207,7 +207,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     "arg_none": {"es": "ninguno", "pt": "nenhum", "en": "none"},
     "arg_missing": {
         "es": "falta este campo",
-        "pt": "este campo está em falta",
+        "pt": "este campo está faltando",
         "en": "this field is missing",
     },
     "arg_missing_expected": {
@@ -301,13 +301,13 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "pt": "uma de {choices}",
         "en": "one of {choices}",
     },
-    "arg_too_short": {"es": "es demasiado corto", "pt": "é demasiado curto", "en": "is too short"},
+    "arg_too_short": {"es": "es demasiado corto", "pt": "é curto demais", "en": "is too short"},
     "arg_too_short_expected": {
         "es": "al menos {n} caracteres o elementos",
         "pt": "pelo menos {n} caracteres ou elementos",
         "en": "at least {n} character(s) or item(s)",
     },
-    "arg_too_long": {"es": "es demasiado largo", "pt": "é demasiado longo", "en": "is too long"},
+    "arg_too_long": {"es": "es demasiado largo", "pt": "é longo demais", "en": "is too long"},
     "arg_too_long_expected": {
         "es": "como mucho {n} caracteres o elementos",
         "pt": "no máximo {n} caracteres ou elementos",
@@ -390,7 +390,7 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     "stop_not_applied": {
         "es": "{app} no pudo completar la acción y no se guardó nada. Puedes volver a "
         "intentarlo más tarde.",
-        "pt": "{app} não conseguiu concluir a ação e nada foi guardado. Pode tentar de novo "
+        "pt": "{app} não conseguiu concluir a ação e nada foi salvo. Pode tentar de novo "
         "mais tarde.",
         "en": "{app} could not complete the action and nothing was saved. You can try again later.",
     },
@@ -424,22 +424,22 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
     },
     "turn_saved": {
         "es": "guardado: {what}",
-        "pt": "guardado: {what}",
+        "pt": "salvo: {what}",
         "en": "saved: {what}",
     },
     "turn_not_applied": {
         "es": "no guardado: {what}",
-        "pt": "não guardado: {what}",
+        "pt": "não salvo: {what}",
         "en": "not saved: {what}",
     },
     "turn_unknown": {
         "es": "sin confirmar si se guardó: {what}",
-        "pt": "sem confirmação de que foi guardado: {what}",
+        "pt": "sem confirmação de que foi salvo: {what}",
         "en": "not confirmed whether it was saved: {what}",
     },
     "turn_nothing": {
         "es": "No se ha guardado ni cambiado nada.",
-        "pt": "Nada foi guardado nem alterado.",
+        "pt": "Nada foi salvo nem alterado.",
         "en": "Nothing was saved or changed.",
     },
     "round_limit": {

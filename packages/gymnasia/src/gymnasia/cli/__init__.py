@@ -17,7 +17,8 @@ with nothing on stdout. Exit codes:
 Modules, one per seam: ``_base`` (apps, options, parsers), ``_output`` (traces, ``--json``),
 ``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_mcp`` (the tools over MCP),
 ``_durable`` (diagnostics, approvals, resume, writes, reconcile), ``_data`` (commands without
-the agent), ``_eval`` (the recovery evaluation).
+the agent), ``_eval`` (the recovery evaluation), ``_help`` (``--help`` in the session's
+language).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import typer
 
 from ..render import neutralised
 from ..texts import t
-from . import _agent, _data, _durable, _erase, _eval, _mcp, _serve  # noqa: F401 - importing registers them
+from . import _agent, _data, _durable, _erase, _eval, _help, _mcp, _serve  # noqa: F401 - importing registers them
 from ._base import SESSION, UsageProblem, app, remember_lang, store_problem
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ _NO_COMMAND = re.compile(r"No such command '(?P<name>.*)'")
 def main() -> NoReturn:
     """Entry point: run the app, turning every failure into one line and its exit code."""
     command = typer.main.get_command(app)
+    _help.install(command.context_class)
     SESSION.reset()
     _read_ahead(sys.argv[1:])
     try:

@@ -16,6 +16,7 @@ from ..texts import t
 from ._base import (
     BaseUrlOpt,
     DbOpt,
+    EngineOpt,
     FaultOpt,
     GitHubApiOpt,
     JsonOpt,
@@ -184,10 +185,12 @@ def ask(
     stream: StreamOpt = None,
     github_api_url: GitHubApiOpt = None,
     trace: TraceOpt = False,
+    engine: EngineOpt = "journal",
 ) -> None:
     """Ask the Coach one thing (one user turn): its reply and, when something was saved or
     waits for your approval, one line saying so."""
     language = parse_lang(lang)
+    on_dbos = _engine(engine, db, language)
     streaming = (not json_output) if stream is None else stream
     coach = cli_coach(
         db=db,
@@ -204,16 +207,34 @@ def ask(
         github_api_url=github_api_url,
     )
     printer = None if json_output else live_printer(trace=trace)
+    if on_dbos:
+        from ..app import turn_on_dbos
+
+        turn = turn_on_dbos(coach, db_target(db), message, conversation)
+    else:
+        turn = coach.agent.run_turn(message, conversation_id=conversation, on_event=printer)
     try:
-        result = run_turn(
-            coach,
-            language,
-            coach.agent.run_turn(message, conversation_id=conversation, on_event=printer),
-        )
+        result = run_turn(coach, language, turn)
     finally:
         coach.close()
     options = check_options(db, user)
     report(result, coach, json_output=json_output, printer=printer, trace=trace, options=options)
+
+
+def _engine(engine: str, db: str | None, lang: Lang) -> bool:
+    """Whether the turn runs on DBOS (``--engine dbos``): only on a PostgreSQL database, and
+    with the dbos package installed."""
+    if engine == "journal":
+        return False
+    if engine != "dbos":
+        raise typer.BadParameter("journal | dbos", param_hint="--engine")
+    if not db_target(db).startswith(("postgresql://", "postgres://")):
+        raise UsageProblem(t(lang, "engine_needs_postgresql"))
+    try:
+        import dbos  # noqa: F401 - only whether it is installed
+    except ImportError:
+        raise UsageProblem(t(lang, "engine_not_installed")) from None
+    return True
 
 
 def busy_message(coach: Coach, lang: Lang, exc: ConversationBusyError) -> str:

@@ -71,13 +71,15 @@ def _main(
     SESSION.otel = otel
 
 
-measurements_app = typer.Typer(help="Read and seed body measurements without the agent.")
+measurements_app = typer.Typer(
+    help="Read, add, correct and delete body measurements without the agent."
+)
 approvals_app = typer.Typer(help="Confirm or refuse actions waiting for a person.")
 app.add_typer(measurements_app, name="measurements")
 app.add_typer(approvals_app, name="approvals")
 
-meals_app = typer.Typer(help="Read and log meals without the agent.")
-routines_app = typer.Typer(help="Read training routines without the agent.")
+meals_app = typer.Typer(help="Read, log, correct and delete meals without the agent.")
+routines_app = typer.Typer(help="Read and edit training routines without the agent.")
 foods_app = typer.Typer(help="Search the bundled food table.")
 exercises_app = typer.Typer(help="Search the bundled exercise table.")
 app.add_typer(meals_app, name="meals")
@@ -194,6 +196,15 @@ DbOpt = Annotated[
         help="SQLite file, sqlite:///path, or postgresql://... URL (GYMNASIA_DB). A SQLite "
         "database locked by another process is waited for GYMNASIA_DB_TIMEOUT seconds (30).",
         callback=_remember_db,
+    ),
+]
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        envvar="GYMNASIA_ENGINE",
+        help="Where turns run: 'journal' (built in) or 'dbos' (each turn a DBOS workflow, "
+        "its state in the same PostgreSQL database as --db).",
     ),
 ]
 LangOpt = Annotated[
@@ -344,12 +355,22 @@ KeyOpt = Annotated[
 ]
 FaultOpt = Annotated[
     list[str] | None,
-    typer.Option("--fault", help="QA only: TOOL:MODE (read_error, before_commit, ...)."),
+    typer.Option(
+        "--fault",
+        help="QA only: make TOOL fail as MODE, TOOL:MODE; read_error for a read, "
+        "before_commit, after_commit or ambiguous for a write; repeatable.",
+    ),
 ]
-TodayOpt = Annotated[str | None, typer.Option("--today", help="Fix 'today' (YYYY-MM-DD).")]
+TodayOpt = Annotated[
+    str | None, typer.Option("--today", help="Fix 'today' (YYYY-MM-DD; GYMNASIA_TODAY).")
+]
 TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Model request timeout (s).")]
 StreamOpt = Annotated[
-    bool | None, typer.Option("--stream/--no-stream", help="Stream the reply as it arrives.")
+    bool | None,
+    typer.Option(
+        "--stream/--no-stream",
+        help="Show the reply as it arrives (default: yes, except under --json).",
+    ),
 ]
 GitHubApiOpt = Annotated[
     str | None,
@@ -360,7 +381,9 @@ GitHubApiOpt = Annotated[
     ),
 ]
 
-ConversationOpt = Annotated[str | None, typer.Option("--conversation")]
+ConversationOpt = Annotated[
+    str | None, typer.Option("--conversation", help="Only this conversation (its ID).")
+]
 
 
 def parse_meal(value: str, lang: Lang) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
 
+from .. import i18n
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import number, t
@@ -39,12 +40,14 @@ from ._base import (
     parse_meal,
     routines_app,
 )
+from ._help import field_help
 from ._output import nutrients, print_meal, write_json
 
 if TYPE_CHECKING:  # each command imports what it uses: ``gymnasia --help`` loads none of it
     from surefoot import Lang
     from surefoot.sql import Tx
 
+    from .. import catalog
     from ..training import Plan
 
 # -- data commands -----------------------------------------------------------------------------
@@ -73,9 +76,8 @@ def measurements_list(
         return
     if not rows:
         out.print(t(language, "no_measurements_yet"), markup=False)
-    for row in rows:
-        values = ", ".join(f"{k}={v:g}" for k, v in row.items() if k != "date" and v is not None)
-        out.print(f"{row['date']}  {values}")
+    for row in rows:  # the date as the other commands take it, then the values in words
+        out.print(f"{row['date']}  {_measurement_values_text(row, language)}", markup=False)
 
 
 @goals_app.command("list")
@@ -121,23 +123,24 @@ def measurements_show(
     if json_output:
         sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
         return
-    for key, value in row.items():
-        if value is not None:  # a field never measured is not shown
-            out.print(f"{key}: {value}", markup=False)
+    out.print(i18n.day(day, language), markup=False)
+    for name in MEASUREMENT_FIELDS:
+        if row[name] is not None:  # a field never measured is not shown
+            shown = i18n.quantity(row[name], _unit(name), language)
+            out.print(f"{t(language, f'offline_field_{name}')}: {shown}", markup=False)
 
 
 def _field_option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _field_help(name: str) -> str:
-    low, high = MEASUREMENT_LIMITS[name]
-    unit = {"kg": "kg", "pct": "%", "cm": "cm"}[name.rsplit("_", 1)[1]]
-    return f"{name} in {unit} ({low:g}-{high:g}; 80.5 or 80,5)."
+def _unit(name: str) -> str:
+    """The unit of measurement field ``name``, from its suffix."""
+    return {"kg": "kg", "pct": "%", "cm": "cm"}[name.rsplit("_", 1)[1]]
 
 
 def _field(name: str) -> Any:
-    return typer.Option(_field_option(name), help=_field_help(name))
+    return typer.Option(_field_option(name), help=field_help(name))
 
 
 WeightOpt = Annotated[str | None, _field("weight_kg")]
@@ -164,10 +167,19 @@ def _measurement_values(given: dict[str, str | None], lang: Lang) -> dict[str, f
     return values
 
 
-def _measurement_line(row: dict[str, Any]) -> str:
-    return f"{row['date']} " + ", ".join(
-        f"{k}={row[k]:g}" for k in MEASUREMENT_FIELDS if row[k] is not None
+def _measurement_values_text(row: dict[str, Any], lang: Lang) -> str:
+    """A record's values in words: ``peso 77,4 kg, cintura 80 cm``."""
+    return ", ".join(
+        f"{t(lang, f'offline_field_{k}')} {i18n.quantity(row[k], _unit(k), lang)}"
+        for k in MEASUREMENT_FIELDS
+        if row[k] is not None
     )
+
+
+def _measurement_line(row: dict[str, Any], lang: Lang) -> str:
+    """A record in words: ``3 dic 2020: peso 77,4 kg``."""
+    when = i18n.day(dt.date.fromisoformat(row["date"]), lang)
+    return f"{when}: {_measurement_values_text(row, lang)}"
 
 
 def _missing(message: str) -> UsageProblem:
@@ -222,7 +234,7 @@ def measurements_add(
     if json_output:
         write_json(saved)
         return
-    out.print(f"{t(language, 'saved')}: {_measurement_line(saved)}", markup=False)
+    out.print(f"{t(language, 'saved')}: {_measurement_line(saved, language)}", markup=False)
 
 
 @measurements_app.command("edit")
@@ -297,7 +309,7 @@ def measurements_edit(
     if json_output:
         write_json(saved)
         return
-    out.print(f"{t(language, 'updated')}: {_measurement_line(saved)}", markup=False)
+    out.print(f"{t(language, 'updated')}: {_measurement_line(saved, language)}", markup=False)
 
 
 @measurements_app.command("delete")
@@ -317,7 +329,7 @@ def measurements_delete(
         found = store.read_measurement(day)
         if found is None:
             raise _missing(t(language, "no_such_record", date=day.isoformat()))
-        values = _measurement_line(found).split(" ", 1)[1]
+        values = _measurement_values_text(found, language)
         question = t(language, "ask_delete_measurement", date=day.isoformat(), values=values)
         if not yes and not confirmed(question, language):
             raise _missing(t(language, "not_deleted"))
@@ -330,7 +342,7 @@ def measurements_delete(
     if json_output:
         write_json({"deleted": removed})
         return
-    out.print(f"{t(language, 'deleted')}: {_measurement_line(removed)}", markup=False)
+    out.print(f"{t(language, 'deleted')}: {_measurement_line(removed, language)}", markup=False)
 
 
 @app.command("export")
@@ -429,7 +441,7 @@ def meals_show(
             shown[0] if chosen else {"date": day.isoformat(), "meals": shown, "totals": day_totals}
         )
         return
-    out.print(f"[bold]{day.isoformat()}[/bold]")
+    out.print(i18n.day(day, language), style="bold", markup=False)
     for item in shown:
         print_meal(item, language)
     if not chosen:
@@ -474,7 +486,7 @@ def meals_add(
         grams=number(amount, language),
         food=food.name(language),
         meal=saved["label"],
-        date=day.isoformat(),
+        date=i18n.day(day, language),
         kcal=number(saved["totals"]["energy_kcal"], language),
     )
     out.print(added, markup=False, soft_wrap=True)
@@ -538,7 +550,7 @@ def meals_edit(
     if json_output:
         write_json({**shown, "item_id": item_id})
         return
-    out.print(f"{t(language, 'updated')}: [bold]{day.isoformat()}[/bold]")
+    out.print(f"{t(language, 'updated')}: [bold]{i18n.day(day, language)}[/bold]")
     print_meal(shown, language)
 
 
@@ -584,7 +596,7 @@ def meals_delete(
     if json_output:
         write_json({"deleted": removed, "meal": left})
         return
-    out.print(f"{t(language, 'deleted')}: [bold]{day.isoformat()}[/bold]")
+    out.print(f"{t(language, 'deleted')}: [bold]{i18n.day(day, language)}[/bold]")
     print_meal(left, language)
 
 
@@ -608,15 +620,7 @@ def routines_list(
     if not rows:
         out.print(t(language, "no_routines"))
     for routine in rows:
-        title = f"{routine['name']} ({routine['category']})"
-        out.print(title, style="bold", markup=False, soft_wrap=True)
-        for index, step in enumerate(routine["exercises"], start=1):
-            series = ", ".join(
-                f"{s['reps']} x {number(s['weight_kg'], language)} kg/{s['rest_seconds']} s"
-                for s in step["series"]
-            )
-            name = step["name"] or step["exercise_id"]
-            out.print(f"  {index}. {name}: {series}", markup=False, soft_wrap=True)
+        _print_routine(routine, language)
 
 
 _SERIES = re.compile(r"([0-9]{1,3})[xX\u00d7]([0-9]{1,4}(?:[.,][0-9]+)?)/([0-9]{1,3})")
@@ -643,11 +647,16 @@ def _exercise(exercise_id: str, series: list[str], lang: Lang) -> tuple[str, Any
 def _routine_line(routine: dict[str, Any], lang: Lang) -> None:
     from ..training import routine_json
 
-    shown = routine_json(routine, lang)
-    out.print(f"{shown['name']} ({shown['category']})", style="bold", markup=False)
+    _print_routine(routine_json(routine, lang), lang)
+
+
+def _print_routine(shown: dict[str, Any], lang: Lang) -> None:
+    """A routine as ``routine_json`` gives it: name and kind, then each exercise's series."""
+    kind = t(lang, f"offline_category_{shown['category']}")
+    out.print(f"{shown['name']} ({kind})", style="bold", markup=False, soft_wrap=True)
     for index, step in enumerate(shown["exercises"], start=1):
         series = ", ".join(
-            f"{s['reps']} x {number(s['weight_kg'], lang)} kg/{s['rest_seconds']} s"
+            f"{s['reps']} x {i18n.quantity(s['weight_kg'], 'kg', lang)}/{s['rest_seconds']} s"
             for s in step["series"]
         )
         name = step["name"] or step["exercise_id"]
@@ -910,10 +919,22 @@ def routines_delete(
 @foods_app.command("search")
 def foods_search(
     query: Annotated[str | None, typer.Argument(help="Words of the name (any language).")] = None,
-    category: Annotated[str | None, typer.Option("--category")] = None,
-    max_calories: Annotated[str | None, typer.Option("--max-calories", help="kcal/100 g")] = None,
-    min_protein: Annotated[str | None, typer.Option("--min-protein", help="g/100 g")] = None,
-    sort_by: Annotated[str | None, typer.Option("--sort-by")] = None,
+    category: Annotated[
+        str | None, typer.Option("--category", help="Only this category (cereals, dairy, ...).")
+    ] = None,
+    max_calories: Annotated[
+        str | None, typer.Option("--max-calories", help="At most this many kcal per 100 g.")
+    ] = None,
+    min_protein: Annotated[
+        str | None, typer.Option("--min-protein", help="At least this many g of protein per 100 g.")
+    ] = None,
+    sort_by: Annotated[
+        str | None,
+        typer.Option(
+            "--sort-by",
+            help="name; calories, carbs or fat (lowest first); protein or fiber (highest first).",
+        ),
+    ] = None,
     lang: LangOpt = "es",
     json_output: JsonOpt = False,
 ) -> None:
@@ -939,7 +960,8 @@ def foods_search(
     for food in found:
         values = nutrients(dict(food.per_100g), language)
         out.print(
-            f"{food.id}  {food.name(language)} [{food.category}]  {values}",
+            f"{food.id}  {food.name(language)} "
+            f"[{t(language, f'food_category_{food.category}')}]  {values}",
             markup=False,
             soft_wrap=True,
         )
@@ -948,8 +970,13 @@ def foods_search(
 @exercises_app.command("search")
 def exercises_search(
     query: Annotated[str | None, typer.Argument(help="Words of the name (any language).")] = None,
-    muscle_group: Annotated[str | None, typer.Option("--muscle-group")] = None,
-    equipment: Annotated[str | None, typer.Option("--equipment")] = None,
+    muscle_group: Annotated[
+        str | None,
+        typer.Option("--muscle-group", help="Only this muscle group (back, chest, ...)."),
+    ] = None,
+    equipment: Annotated[
+        str | None, typer.Option("--equipment", help="Only this equipment (barbell, band, ...).")
+    ] = None,
     lang: LangOpt = "es",
     json_output: JsonOpt = False,
 ) -> None:
@@ -973,8 +1000,18 @@ def exercises_search(
         out.print(t(language, "nothing_found"))
     for item in found:
         out.print(
-            f"{item.id}  {item.name(language)} [{item.muscle_group}, {item.equipment}, "
-            f"{item.difficulty}]",
+            f"{item.id}  {item.name(language)} [{_exercise_kinds(item, language)}]",
             markup=False,
             soft_wrap=True,
         )
+
+
+def _exercise_kinds(item: catalog.Exercise, lang: Lang) -> str:
+    """An exercise's muscle group, equipment and difficulty in words."""
+    return ", ".join(
+        (
+            t(lang, f"muscle_{item.muscle_group}"),
+            t(lang, f"equipment_{item.equipment}"),
+            t(lang, f"difficulty_{item.difficulty}"),
+        )
+    )

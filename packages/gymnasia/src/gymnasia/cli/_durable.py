@@ -221,7 +221,7 @@ def _decide(
 
 @approvals_app.command("approve")
 def approvals_approve(
-    approval: Annotated[str, typer.Argument(metavar="ID")],
+    approval: Annotated[str, typer.Argument(metavar="ID", help="The action ('approvals list').")],
     db: DbOpt = None,
     conversation: ConversationOpt = None,
     provider: TurnProviderOpt = None,
@@ -253,7 +253,7 @@ def approvals_approve(
 
 @approvals_app.command("deny")
 def approvals_deny(
-    approval: Annotated[str, typer.Argument(metavar="ID")],
+    approval: Annotated[str, typer.Argument(metavar="ID", help="The action ('approvals list').")],
     db: DbOpt = None,
     conversation: ConversationOpt = None,
     provider: TurnProviderOpt = None,

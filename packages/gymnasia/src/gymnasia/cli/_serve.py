@@ -71,7 +71,8 @@ def serve(
         ),
     ] = None,
 ) -> None:
-    """Run the web app: chat with a tool trace, confirmations, and a measurements page."""
+    """Run the web app: chat with a tool trace and confirmations, and pages for your data and
+    for the Coach's writes."""
     language = parse_lang(lang)
     if not _is_loopback(host) and not (allow_remote and access_token):
         raise UsageProblem(t(language, "serve_remote_refused", host=host))

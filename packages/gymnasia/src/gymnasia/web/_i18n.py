@@ -1,4 +1,5 @@
-"""The web app's own words (es first, pt, en). Tool and reply text comes from the Coach."""
+"""The web app's own words (es first, pt, en): the ``web`` section of ``gymnasia.i18n``. Tool and
+reply text comes from the Coach."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Final
 from surefoot import Lang
 from surefoot.outcome import LANGS
 
+from ..i18n import entry, register
 from ..store import MEASUREMENT_FIELDS
 
 _UI: Final[dict[str, dict[Lang, str]]] = {
@@ -22,7 +24,7 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
         "es": "Cada cambio que el Coach intentó en tus datos y en qué quedó. Si un turno no "
         "pudo confirmar una acción, aquí ves si se hizo.",
         "pt": "Cada alteração que o Coach tentou nos seus dados e como ficou. Se um turno não "
-        "conseguiu confirmar uma ação, aqui vê se foi feita.",
+        "conseguiu confirmar uma ação, aqui você vê se foi feita.",
         "en": "Every change the Coach tried to make to your data and how it ended. If a turn "
         "could not confirm an action, this is where you see whether it was done.",
     },
@@ -37,7 +39,7 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     "write_pending": {"es": "en curso", "pt": "em curso", "en": "in progress"},
     "write_committed": {"es": "hecha", "pt": "feita", "en": "done"},
     "write_failed": {"es": "no hecha", "pt": "não feita", "en": "not done"},
-    "write_unknown": {"es": "sin confirmar", "pt": "por confirmar", "en": "unconfirmed"},
+    "write_unknown": {"es": "sin confirmar", "pt": "não confirmada", "en": "unconfirmed"},
     "language": {"es": "Idioma", "pt": "Idioma", "en": "Language"},
     "offline_label": {
         "es": "Modelo offline · por reglas, sin IA",
@@ -67,14 +69,18 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     "examples": {"es": "Prueba:", "pt": "Experimente:", "en": "Try:"},
     "welcome": {
         "es": "Pregunta por tus medidas, guarda un peso o gestiona tus notas.",
-        "pt": "Pergunte pelas suas medidas, guarde um peso ou gira as suas notas.",
+        "pt": "Pergunte pelas suas medidas, salve um peso ou gerencie suas notas.",
         "en": "Ask about your measurements, save a weight or manage your notes.",
     },
     "you": {"es": "Tú", "pt": "Você", "en": "You"},
     "coach": {"es": "Coach", "pt": "Coach", "en": "Coach"},
     "harness": {"es": "Gymnasia", "pt": "Gymnasia", "en": "Gymnasia"},
-    "thinking": {"es": "Pensando…", "pt": "A pensar…", "en": "Thinking…"},
-    "trace": {"es": "Traza de herramientas", "pt": "Rastreio de ferramentas", "en": "Tool trace"},
+    "thinking": {"es": "Pensando…", "pt": "Pensando…", "en": "Thinking…"},
+    "trace": {
+        "es": "Traza de herramientas",
+        "pt": "Rastreamento de ferramentas",
+        "en": "Tool trace",
+    },
     "trace_empty": {
         "es": "Aquí aparecerá cada llamada a una herramienta, con sus argumentos y su resultado.",
         "pt": "Aqui aparecerá cada chamada a uma ferramenta, com os argumentos e o resultado.",
@@ -140,18 +146,18 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     "invalid_request": {
         "es": "La petición tiene campos que faltan, sobran o no son válidos: {fields}. No se "
         "ha hecho nada.",
-        "pt": "O pedido tem campos em falta, a mais ou inválidos: {fields}. Nada foi feito.",
+        "pt": "O pedido tem campos faltando, sobrando ou inválidos: {fields}. Nada foi feito.",
         "en": "The request has missing, unexpected or invalid fields: {fields}. Nothing was done.",
     },
     "too_large": {
         "es": "La petición es demasiado grande (más de {limit} KiB); no se ha leído ni hecho nada.",
-        "pt": "O pedido é demasiado grande (mais de {limit} KiB); nada foi lido nem feito.",
+        "pt": "O pedido é grande demais (mais de {limit} KiB); nada foi lido nem feito.",
         "en": "The request is too large (over {limit} KiB); nothing was read or done.",
     },
     "server_error": {
         "es": "Algo ha fallado en el servidor. La conversación está guardada; "
         "`gymnasia diagnostics` muestra los detalles.",
-        "pt": "Algo falhou no servidor. A conversa está guardada; "
+        "pt": "Algo falhou no servidor. A conversa está salva; "
         "`gymnasia diagnostics` mostra os detalhes.",
         "en": "Something failed on the server. The conversation is saved; "
         "`gymnasia diagnostics` shows the details.",
@@ -159,14 +165,14 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     "busy": {
         "es": "Otro proceso está atendiendo un turno en esta conversación. No se ha hecho nada; "
         "vuelve a intentarlo en un momento.",
-        "pt": "Outro processo está a tratar de um turno nesta conversa. Nada foi feito; tente "
+        "pt": "Outro processo está tratando de um turno nesta conversa. Nada foi feito; tente "
         "de novo daqui a pouco.",
         "en": "Another process is running a turn in this conversation. Nothing was done; try "
         "again in a moment.",
     },
     "network_error": {
         "es": "No se ha podido contactar con el servidor.",
-        "pt": "Não foi possível contactar o servidor.",
+        "pt": "Não foi possível contatar o servidor.",
         "en": "Could not reach the server.",
     },
     "measurements_title": {
@@ -181,15 +187,15 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     },
     "no_measurements": {
         "es": "Aún no hay medidas guardadas. Pídele al coach que guarde una en el chat.",
-        "pt": "Ainda não há medidas guardadas. Peça ao coach que guarde uma no chat.",
+        "pt": "Ainda não há medidas salvas. Peça ao coach que salve uma no chat.",
         "en": "No measurements saved yet. Ask the coach to save one in the chat.",
     },
     "no_weights": {
         "es": "No hay pesos guardados que dibujar.",
-        "pt": "Não há pesos guardados para desenhar.",
+        "pt": "Não há pesos salvos para desenhar.",
         "en": "There are no saved weights to draw.",
     },
-    "records": {"es": "Registros", "pt": "Registos", "en": "Records"},
+    "records": {"es": "Registros", "pt": "Registros", "en": "Records"},
     "latest_weight": {"es": "Último peso", "pt": "Último peso", "en": "Latest weight"},
     "change": {"es": "Cambio", "pt": "Variação", "en": "Change"},
     "since": {"es": "desde el {date}", "pt": "desde {date}", "en": "since {date}"},
@@ -199,15 +205,15 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     "neck_cm": {"es": "Cuello (cm)", "pt": "Pescoço (cm)", "en": "Neck (cm)"},
     "chest_cm": {"es": "Pecho (cm)", "pt": "Peito (cm)", "en": "Chest (cm)"},
     "waist_cm": {"es": "Cintura (cm)", "pt": "Cintura (cm)", "en": "Waist (cm)"},
-    "hips_cm": {"es": "Cadera (cm)", "pt": "Anca (cm)", "en": "Hips (cm)"},
+    "hips_cm": {"es": "Cadera (cm)", "pt": "Quadril (cm)", "en": "Hips (cm)"},
     "biceps_cm": {"es": "Bíceps (cm)", "pt": "Bíceps (cm)", "en": "Biceps (cm)"},
     "quadriceps_cm": {"es": "Cuádriceps (cm)", "pt": "Quadríceps (cm)", "en": "Quadriceps (cm)"},
     "calf_cm": {"es": "Gemelo (cm)", "pt": "Panturrilha (cm)", "en": "Calf (cm)"},
     "height_cm": {"es": "Altura (cm)", "pt": "Altura (cm)", "en": "Height (cm)"},
     "actions": {"es": "Acciones", "pt": "Ações", "en": "Actions"},
     "edit": {"es": "Editar", "pt": "Editar", "en": "Edit"},
-    "delete": {"es": "Borrar", "pt": "Apagar", "en": "Delete"},
-    "save": {"es": "Guardar", "pt": "Guardar", "en": "Save"},
+    "delete": {"es": "Borrar", "pt": "Excluir", "en": "Delete"},
+    "save": {"es": "Guardar", "pt": "Salvar", "en": "Save"},
     "cancel": {"es": "Cancelar", "pt": "Cancelar", "en": "Cancel"},
     "edit_title": {
         "es": "Editar la medida del {date}",
@@ -221,12 +227,12 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     },
     "delete_title": {
         "es": "¿Borrar la medida del {date}?",
-        "pt": "Apagar a medida de {date}?",
+        "pt": "Excluir a medida de {date}?",
         "en": "Delete the measurement of {date}?",
     },
     "delete_body": {
         "es": "Se borrarán todos los valores de ese día. No se puede deshacer.",
-        "pt": "Todos os valores desse dia serão apagados. Não é possível desfazer.",
+        "pt": "Todos os valores desse dia serão excluídos. Não é possível desfazer.",
         "en": "Every value of that day will be deleted. This cannot be undone.",
     },
     "field_invalid": {
@@ -241,7 +247,7 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     },
     "field_unknown": {
         "es": "«{field}» no es una medida que se pueda guardar.",
-        "pt": "«{field}» não é uma medida que se possa guardar.",
+        "pt": "«{field}» não é uma medida que se possa salvar.",
         "en": "'{field}' is not a measurement that can be saved.",
     },
     "bad_date": {
@@ -251,7 +257,7 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     },
     "measurement_gone": {
         "es": "Esa medida ya no existe (quizá se borró en otra pestaña). Recarga la página.",
-        "pt": "Essa medida já não existe (talvez tenha sido apagada noutro separador). Recarregue "
+        "pt": "Essa medida já não existe (talvez tenha sido excluída noutro separador). Recarregue "
         "a página.",
         "en": "That measurement no longer exists (perhaps it was deleted in another tab). Reload "
         "the page.",
@@ -273,7 +279,7 @@ _UI: Final[dict[str, dict[Lang, str]]] = {
     },
     "token_body": {
         "es": "Este servidor Gymnasia está protegido. Introduce el token con el que se inició.",
-        "pt": "Este servidor Gymnasia está protegido. Introduza o token com que foi iniciado.",
+        "pt": "Este servidor Gymnasia está protegido. Digite o token com que foi iniciado.",
         "en": "This Gymnasia server is protected. Enter the token it was started with.",
     },
     "token_submit": {"es": "Entrar", "pt": "Entrar", "en": "Enter"},
@@ -581,6 +587,7 @@ _MORE: Final[dict[str, dict[Lang, str]]] = {
     "w_exercises_many": {"es": "{n} ejercicios", "pt": "{n} exercícios", "en": "{n} exercises"},
 }
 _UI.update(_MORE)
+register("web", _UI)
 
 EXAMPLES: Final[dict[Lang, tuple[str, ...]]] = {
     "es": (
@@ -595,7 +602,7 @@ EXAMPLES: Final[dict[Lang, tuple[str, ...]]] = {
         "Salve meu peso: 77,4 kg em 2020-01-04.",
         "Liste minhas medidas de 2020-01-01 a 2020-01-31.",
         "Salve a nota objetivo: correr 10 km.",
-        "Apaga a nota objetivo.",
+        "Exclua a nota objetivo.",
     ),
     "en": (
         "Look up my weight for 2020-01-02. If there is none, look up 2020-01-01.",
@@ -647,8 +654,8 @@ CLIENT_KEYS: Final = (
 
 
 def ui(lang: Lang, key: str) -> str:
-    """Web text ``key`` in ``lang``."""
-    return _UI[key][lang]
+    """Web text ``key`` in ``lang`` (the catalogue's ``web`` section)."""
+    return entry("web", key, lang)
 
 
 def client_texts(lang: Lang) -> dict[str, str]:

@@ -6,7 +6,9 @@ contract:
 
 * ``isError`` with ``structuredContent.error`` (a surefoot server's envelope) → that
   ``ToolError``; ``isError`` without it → a safe default: ``unavailable`` for a read, and for a
-  write ``outcome_unknown`` (the server did not say whether anything changed);
+  write ``outcome_unknown`` (the server did not say whether anything changed); a read whose
+  result carries only ``_meta["io.modelcontextprotocol/toolFailure"]`` (the MCP ToolFailure
+  proposal, not the specification) → a ``ToolError`` with its ``code`` and ``agentGuidance``;
 * a connection lost (or timed out) once a write was sent → ``outcome_unknown``: the ledger
   holds the write as unknown and nothing re-sends it;
 * a name the server did not list → ``unknown_tool``, without a request;
@@ -37,10 +39,11 @@ from .._messages import ToolSpec
 from .._outcome import Detail, ErrorCode, Ok, Outcome, Recovery, ToolError, checked_data
 from .._texts import Lang, text
 from .._tools import Tool, ToolSet
-from ._server import IDEMPOTENCY_KEY
+from ._server import IDEMPOTENCY_KEY, TOOL_FAILURE
 
 _NAME: Final = re.compile(r"[^a-zA-Z0-9_]")
 _MAX_MESSAGE: Final = 2000
+_CODE: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _UNSETTLED: Final = frozenset({ErrorCode.OUTCOME_UNKNOWN.value, ErrorCode.IN_PROGRESS.value})
 
 
@@ -228,6 +231,8 @@ def _outcome(result: types.CallToolResult, ctx: ToolContext, *, write: bool) -> 
     if not result.is_error:
         return Ok(checked_data(_data(result)))
     error = _envelope(result.structured_content)
+    if error is None and not write:  # a server that follows the ToolFailure proposal only
+        error = _failure(result.meta)
     if error is None or error.code in _UNSETTLED:
         if write:
             ctx.mark_unverifiable()
@@ -272,6 +277,22 @@ def _envelope(structured: object) -> ToolError | None:
         return ToolError(str(body["code"]), message, recovery, details)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _failure(meta: object) -> ToolError | None:
+    """The ``ToolError`` a ToolFailure-proposal ``_meta`` value describes, or None. Only for
+    reads: the proposal does not say whether a failed write changed anything."""
+    body = meta.get(TOOL_FAILURE) if isinstance(meta, dict) else None
+    if not isinstance(body, dict):
+        return None
+    code, guidance = body.get("code"), body.get("agentGuidance")
+    if not isinstance(code, str) or not _CODE.fullmatch(code):
+        return None
+    if not isinstance(guidance, str) or not guidance.strip():
+        return None
+    wrong = code == ErrorCode.INVALID_ARGUMENTS
+    recovery = Recovery.CORRECT_ARGUMENTS if wrong else Recovery.CHOOSE_ALTERNATIVE
+    return ToolError(code, guidance[:_MAX_MESSAGE], recovery)
 
 
 def _optional(value: object) -> str | None:

@@ -12,6 +12,11 @@ caller gets. What MCP adds is carried in the result:
 * an error is ``isError: true`` and ``structuredContent``
   ``{"error": {"code", "message", "recovery", "recoverable", "details"}}``, with the same JSON
   as text (a client that reads only text misses nothing);
+* an error also carries ``_meta["io.modelcontextprotocol/toolFailure"]`` shaped like the
+  ToolFailure *proposal* for MCP (not part of the specification): ``class`` (capability,
+  reliability or governance), ``code`` (the stable code), ``retryable`` (whether the very same
+  call may succeed later), ``correlationId`` (the call's id in the server's diagnostics) and
+  ``agentGuidance`` (the safe message), for clients that read that key and not the envelope;
 * a request the protocol itself refuses (``params`` of the wrong shape) is a JSON-RPC
   ``invalid params`` error naming each field and what it must be, never pydantic's text;
 * a write called with ``_meta[IDEMPOTENCY_KEY]`` is keyed by that key alone: a client's retry
@@ -46,6 +51,13 @@ IDEMPOTENCY_KEY: Final = "surefoot/idempotency-key"
 """The request ``_meta`` key under which a client sends a write's idempotency key."""
 CONFIRMATION: Final = "surefoot/confirmation"
 """The key of the confirmation among a call's input requests and responses."""
+TOOL_FAILURE: Final = "io.modelcontextprotocol/toolFailure"
+"""The result ``_meta`` key of the MCP ToolFailure proposal (a proposal, not the spec)."""
+_GOVERNANCE: Final = frozenset({ErrorCode.DENIED, ErrorCode.NOT_IN_MESSAGE})
+_RELIABILITY: Final = frozenset(
+    {ErrorCode.UNAVAILABLE, ErrorCode.OUTCOME_UNKNOWN, ErrorCode.IN_PROGRESS}
+)
+_RETRYABLE: Final = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.IN_PROGRESS})
 _APPROVE: Final = "approve"
 _MAX_KEY: Final = 200
 
@@ -60,6 +72,25 @@ def error_content(error: ToolError) -> dict[str, Any]:
             "recoverable": error.recoverable,
             "details": [d.to_json() for d in error.details],
         }
+    }
+
+
+def tool_failure(error: ToolError, correlation_id: str) -> dict[str, Any]:
+    """``error`` as the ToolFailure proposal's ``_meta`` value. Only ``unavailable`` and
+    ``in_progress`` are ``retryable``: an ``outcome_unknown`` write must never be sent again
+    blindly, and a call with wrong arguments needs new ones, not a retry."""
+    if error.code in _GOVERNANCE:
+        kind = "governance"
+    elif error.code in _RELIABILITY or error.recovery is Recovery.STOP_TURN:
+        kind = "reliability"
+    else:
+        kind = "capability"
+    return {
+        "class": kind,
+        "code": error.code,
+        "retryable": error.code in _RETRYABLE,
+        "correlationId": correlation_id,
+        "agentGuidance": error.message,
     }
 
 
@@ -109,18 +140,21 @@ def output_schema(tool: Tool) -> dict[str, Any]:
     return schema
 
 
-def call_result(outcome: Outcome) -> types.CallToolResult:
-    """The MCP result of one outcome: ``structuredContent`` and the same JSON as text."""
+def call_result(outcome: Outcome, correlation_id: str | None = None) -> types.CallToolResult:
+    """The MCP result of one outcome: ``structuredContent`` and the same JSON as text; an
+    error also under ``_meta[TOOL_FAILURE]`` (``correlation_id``: the call's id, if known)."""
     if isinstance(outcome, Ok):
         return types.CallToolResult(
             content=[types.TextContent(text=dumps(outcome.data))],
             structured_content=outcome.data,
         )
     content = error_content(outcome)
+    correlation_id = correlation_id or "mcp_" + uuid.uuid4().hex[:20]
     return types.CallToolResult(
         content=[types.TextContent(text=dumps(content))],
         structured_content=content,
         is_error=True,
+        _meta={TOOL_FAILURE: tool_failure(outcome, correlation_id)},
     )
 
 
@@ -238,7 +272,7 @@ class ToolServer:
             state.decisions[batch.pending.key] = decision
             batch = await self.executor.run_batch([call], state)
         (record,) = batch.records
-        return call_result(record.outcome)
+        return call_result(record.outcome, call.call_id)
 
     def _state(self, keys: dict[str, str]) -> TurnState:
         return TurnState(self.conversation_id, 0, lang=self.lang, given_keys=keys)

@@ -1,0 +1,213 @@
+"""What a person actually sees in es and pt — every web page, the data commands' output —
+carries no English text from the catalogue, no English function word, no field id and no
+point decimal; the English run shows the English words (so the checks can tell)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+import sys
+from collections.abc import Callable, Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+
+from gymnasia.cli import main
+from gymnasia.store import MEASUREMENT_FIELDS, GymStore
+from gymnasia.web import create_app
+from surefoot import Lang, open_database
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from i18n_checks import english_in  # found through the path set above
+
+
+class _Visible(HTMLParser):
+    """The text a person reads on a page: text outside scripts and styles, and the
+    attributes a browser shows (placeholder, title, aria-label, alt)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in {"script", "style", "template"}:
+            self._hidden += 1
+        shown = {"placeholder", "title", "aria-label", "alt"}
+        self.parts += [value for name, value in attrs if name in shown and value]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in {"script", "style", "template"}:
+            self._hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    parser = _Visible()
+    parser.feed(html)
+    return " ".join(" ".join(parser.parts).split())
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The web app after one saved weight, so every page has something to show."""
+    db = str(tmp_path_factory.mktemp("web") / "web.db")
+    with TestClient(create_app(db=db), base_url="http://127.0.0.1:8000") as client:
+        reply = client.post("/api/chat", json={"message": "Guarda mi peso: 77,4 kg el 2020-12-03."})
+        assert reply.status_code == 200, reply.text
+        yield client
+
+
+def _pages(client: TestClient) -> list[str]:
+    """Every page the app serves (a GET route without parameters that is not the API)."""
+    app: Any = client.app
+    return [
+        route.path
+        for route in app.routes
+        if isinstance(route, APIRoute)
+        and "GET" in route.methods
+        and "{" not in route.path
+        and not route.path.startswith(("/api", "/static"))
+    ]
+
+
+@pytest.mark.parametrize("lang", ["es", "pt"])
+def test_web_pages_show_no_english(web: TestClient, lang: Lang) -> None:
+    """Every page rendered in es or pt carries no English catalogue text or English word."""
+    pages = _pages(web)
+    assert {"/", "/measurements", "/writes"} <= set(pages)
+    leaks = {}
+    for path in pages:
+        page = web.get(path, params={"lang": lang})
+        assert page.status_code == 200, path
+        if found := english_in(visible_text(page.text), lang):
+            leaks[path] = found
+    assert leaks == {}
+
+
+def test_the_english_check_finds_english(web: TestClient) -> None:
+    """The same check over the English pages finds English (it is not blind)."""
+    page = web.get("/measurements", params={"lang": "en"})
+    assert english_in(visible_text(page.text), "es")
+
+
+def field_ids_in(text: str) -> list[str]:
+    """Measurement field ids (``weight_kg``) shown as they are stored."""
+    return [name for name in MEASUREMENT_FIELDS if name in text]
+
+
+@pytest.mark.parametrize("lang", ["es", "pt", "en"])
+def test_web_pages_show_no_field_ids(web: TestClient, lang: Lang) -> None:
+    """No page shows a field by its id (the writes page is checked apart, below)."""
+    shown = {p: visible_text(web.get(p, params={"lang": lang}).text) for p in _pages(web)}
+    assert {p: field_ids_in(text) for p, text in shown.items() if p != "/writes"} == {
+        p: [] for p in shown if p != "/writes"
+    }
+
+
+@pytest.mark.xfail(strict=True, reason="the writes page still shows a write's arguments as JSON")
+def test_the_writes_page_shows_no_field_ids(web: TestClient) -> None:
+    """The writes page names a write's fields in words, not by their ids."""
+    assert field_ids_in(visible_text(web.get("/writes", params={"lang": "es"}).text)) == []
+
+
+# -- the data commands ---------------------------------------------------------------------------
+
+DAY = dt.date(2020, 12, 3)
+COMMANDS = (
+    ("measurements", "list", "--db"),
+    ("measurements", "show", "2020-12-03", "--db"),
+    ("meals", "show", "2020-12-03", "--db"),
+    ("routines", "list", "--db"),
+    ("goals", "list", "--db"),
+    ("approvals", "list", "--db"),
+    ("foods", "search", "arroz"),
+    ("exercises", "search", "sentadilla"),
+)
+"""Every command that shows data (not ``--json``, which is for programs); ``--db`` where it
+reads the database."""
+
+Gymnasia = Callable[..., str]
+
+
+@pytest.fixture(scope="module")
+def data_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database with a measurement, a meal, a routine and a goal on 3 Dec 2020."""
+    db = str(tmp_path_factory.mktemp("cli") / "gym.db")
+    store = GymStore(open_database(db))
+    with store.transaction() as tx:
+        store.upsert_measurement(tx, DAY, {"weight_kg": 77.4, "body_fat_pct": 18.5})
+        store.add_meal_item(tx, DAY, "lunch", "white_rice_cooked", 150.5)
+        store.create_routine(tx, "Pierna", "strength", [("back_squat", [(5, 100.5, 180)])])
+        store.save_goal(tx, "weight_kg", 74.5, dt.date(2021, 3, 1))
+    store.db.close()
+    return db
+
+
+@pytest.fixture
+def gymnasia(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Gymnasia:
+    """Run the CLI in-process; returns what it printed on stdout (it must succeed)."""
+    for name in ("GYMNASIA_DB", "GYMNASIA_LANG", "GYMNASIA_TODAY"):
+        monkeypatch.delenv(name, raising=False)
+
+    def invoke(*args: str) -> str:
+        capsys.readouterr()
+        monkeypatch.setattr(sys, "argv", ["gymnasia", *args])
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        with pytest.raises(SystemExit) as exited:
+            main()
+        captured = capsys.readouterr()
+        assert exited.value.code in (0, None), captured.err
+        return captured.out
+
+    return invoke
+
+
+POINT_DECIMAL = re.compile(r"(?<![\d.-])\d+\.\d+(?![\d.-])")
+
+
+@pytest.mark.parametrize("lang", ["es", "pt"])
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_data_commands_speak_the_language(
+    gymnasia: Gymnasia, data_db: str, command: tuple[str, ...], lang: Lang
+) -> None:
+    """In es and pt a data command shows no English, no field id and no point decimal."""
+    args = [arg for arg in command if arg != "--db"]
+    db = ["--db", data_db] if "--db" in command else []
+    shown = gymnasia(*args, *db, "--lang", lang)
+    assert shown.strip()
+    assert english_in(shown, lang) == []
+    assert field_ids_in(shown) == []
+    assert POINT_DECIMAL.findall(shown) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        ("es", ["3 dic 2020", "peso: 77,4 kg", "grasa corporal: 18,5%"]),
+        ("pt", ["3 de dez. de 2020", "peso: 77,4 kg", "gordura corporal: 18,5%"]),
+        ("en", ["3 Dec 2020", "weight: 77.4 kg", "body fat: 18.5%"]),
+    ],
+)
+def test_a_measurement_is_shown_in_words(
+    gymnasia: Gymnasia, data_db: str, lang: Lang, lines: list[str]
+) -> None:
+    """``measurements show``: the date in words, then each field's name, value and unit."""
+    shown = gymnasia("measurements", "show", "2020-12-03", "--db", data_db, "--lang", lang)
+    assert shown.splitlines() == lines
+
+
+def test_the_english_run_shows_english(gymnasia: Gymnasia, data_db: str) -> None:
+    """The checks above can fail: the English output holds what they look for."""
+    shown = gymnasia("meals", "show", "2020-12-03", "--db", data_db, "--lang", "en")
+    assert english_in(shown, "es")
+    assert POINT_DECIMAL.findall(shown)
