@@ -155,6 +155,21 @@ def test_python_blocks_run(
             exec(code, namespace)
 
 
+def test_getting_started_runs_twice_in_one_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader who follows getting-started again finds its steps still work on the
+    ``coach.db`` the first run left (they once failed on the first run's write)."""
+    page = ROOT / "docs" / "getting-started.md"
+    blocks = [b for b in blocks_of(page) if b.lang == "python" and b.skip_var is None]
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        namespace: dict[str, object] = {"__name__": "docs_example"}
+        for block in blocks:
+            exec(compile("\n" * (block.line - 1) + block.code, str(page), "exec"), namespace)
+    assert (tmp_path / "coach.db").exists()
+
+
 # -- shell blocks name real gymnasia commands ----------------------------------------------------
 
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ">", ">>", "<", "2>"})

@@ -261,7 +261,7 @@ def test_denied_delete_measurement_deletes_nothing(coach: Harness) -> None:
 def test_delete_measurement_of_a_missing_date_is_not_found(
     coach: Harness, lang: Lang, words: str
 ) -> None:
-    error = coach.error("delete_measurement", {"date": "2021-01-01"}, lang=lang, decision=True)
+    error = coach.error("delete_measurement", {"date": "2021-01-01"}, lang=lang)  # no question
     assert (error.code, error.recovery.value) == ("not_found", "choose_alternative")
     assert error.message.startswith(words)
     assert coach.count("gym_measurements") == 1
@@ -280,7 +280,7 @@ def test_another_users_record_is_not_found(sqlite_url: str) -> None:
         assert other.error("edit_measurement", {"date": DAY, "weight_kg": 61.0}).code == (
             "not_found"
         )
-        assert other.error("delete_measurement", {"date": DAY}, decision=True).code == "not_found"
+        assert other.error("delete_measurement", {"date": DAY}).code == "not_found"
         item = meal["items"][0]["item_id"]
         assert other.error("edit_meal_item", {"item_id": item, "grams": 5.0}).code == "not_found"
         assert other.error("delete_meal_item", {"item_id": item}, decision=True).code == (
@@ -1287,7 +1287,7 @@ def test_the_tools_edit_and_delete_on_both_databases(db_url: str) -> None:
         coach.ok("delete_measurement", {"date": DAY}, decision=True)
         coach.ok("delete_meal_item", {"item_id": item}, decision=True)
         assert coach.count("gym_measurements") == coach.count("gym_meal_items") == 0
-        missing = coach.error("delete_measurement", {"date": DAY}, decision=True)
+        missing = coach.error("delete_measurement", {"date": DAY})  # nobody is asked
         assert (missing.code, missing.recovery.value) == ("not_found", "choose_alternative")
         committed = coach.db.query("SELECT COUNT(*) FROM sf_ledger WHERE state = 'committed'")
         assert int(committed[0][0]) == 6

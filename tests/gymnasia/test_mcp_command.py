@@ -204,10 +204,11 @@ def test_a_client_retry_saves_once_in_the_ledger(tmp_path: Path, transport: str)
 
 
 def test_a_confirmed_tool_is_refused_to_a_client_that_cannot_ask(tmp_path: Path) -> None:
-    """``delete_memory`` needs a person: a client without elicitation gets ``denied``."""
+    """``delete_measurement`` needs a person: a client without elicitation gets ``denied``
+    (for a record that exists: deleting one that does not is ``not_found``, nobody asked)."""
     db = seeded(tmp_path / "mcp")
     with mcp_server(db, "stdio") as server:
-        [result] = call_all(server, [("delete_memory", {"key": "diary"}, None)])
+        [result] = call_all(server, [("delete_measurement", {"date": "2020-01-01"}, None)])
     assert result.is_error is True
     assert result.structured_content["error"]["code"] == "denied"
 

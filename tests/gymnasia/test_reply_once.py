@@ -42,14 +42,14 @@ def test_ask_prints_each_reply_once(tmp_path: Path, stream: str) -> None:
     assert saved.returncode == 0, saved.stderr
     assert saved.stdout.count(SAVED) == 1, saved.stdout
     assert saved.stdout.count("Coach:") == 1
-    read = gym("ask", READ, stream, cwd=tmp_path)
+    read = gym("ask", READ, stream, "--trace", cwd=tmp_path)
     assert read.stdout.count(READ_BACK) == 1, read.stdout
     assert read.stdout.count("stop_reason=completed") == 1
 
 
 @pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
 def test_chat_prints_each_reply_once(tmp_path: Path, stream: str) -> None:
-    proc = gym("chat", stream, cwd=tmp_path, stdin=f"{SAVE}\n{READ}\n")
+    proc = gym("chat", stream, "--trace", cwd=tmp_path, stdin=f"{SAVE}\n{READ}\n")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count(SAVED) == 1, proc.stdout
     assert proc.stdout.count(READ_BACK) == 1, proc.stdout
@@ -60,7 +60,9 @@ def test_chat_prints_each_reply_once(tmp_path: Path, stream: str) -> None:
 def test_a_harness_reply_after_streamed_text_is_printed_once(tmp_path: Path) -> None:
     """The harness's own reply (a write with an unknown outcome) is not streamed: it is
     printed once, after the trace."""
-    proc = gym("ask", SAVE, "--stream", "--fault", "write_measurement:ambiguous", cwd=tmp_path)
+    proc = gym(
+        "ask", SAVE, "--stream", "--trace", "--fault", "write_measurement:ambiguous", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("Gymnasia:") == 1, proc.stdout
     assert proc.stdout.count("stop_reason=") == 1
@@ -85,7 +87,12 @@ def test_chat_asks_for_confirmation_in_the_users_language(
     assert proc.returncode == 0, proc.stderr
     hint = "[y/N]" if lang == "en" else "[s/N]"
     assert f"> {request}\n" in proc.stdout
-    assert f'delete_measurement({{"date": "2020-01-01"}})? {hint} {answer}\n' in proc.stdout
+    question = {"es": "¿Borrar el registro de medidas del 2020-01-01",
+                "pt": "Excluir o registro de medidas de 2020-01-01",
+                "en": "Delete the measurement record of 2020-01-01"}[lang]  # fmt: skip
+    asked = next(line for line in proc.stdout.splitlines() if hint in line)
+    assert question in asked, proc.stdout  # in words, not a tool name and JSON
+    assert asked.rstrip().endswith(f"{hint} {answer}".rstrip()), asked
     assert "invalid input" not in proc.stdout + proc.stderr
     shown = gym("measurements", "show", "2020-01-01", cwd=tmp_path, today=False)
     assert (shown.returncode != 0) is deleted, shown.stdout

@@ -283,7 +283,12 @@ def register_feedback_tools(
     github = GitHubIssues(settings or FeedbackSettings.from_env(), transport=transport)
     faults = faults or Faults()
 
-    @tools.tool(effect="write", confirm=True, destructive=False, reconcile=github.find)
+    @tools.tool(
+        effect="write",
+        confirm=True,
+        destructive=False,
+        reconcile=github.find,
+    )
     def create_feature_issue(
         ctx: ToolContext, title: Title, description: Description
     ) -> Ok | ToolError:

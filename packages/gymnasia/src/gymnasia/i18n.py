@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
-from surefoot import Lang
+if TYPE_CHECKING:  # the words load without the harness (``gymnasia --help`` uses them)
+    from surefoot import Lang
 
-Table = Mapping[str, Mapping[Lang, str]]
+Table: TypeAlias = "Mapping[str, Mapping[Lang, str]]"
 
 _SECTIONS: Final[dict[str, Table]] = {}
 

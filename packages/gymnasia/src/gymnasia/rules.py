@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-from surefoot import Detail, ErrorCode, Lang, Recovery, ToolError
+if TYPE_CHECKING:  # the limits load without the harness (the command line's help shows them)
+    from surefoot import Lang, ToolError
 
 from .store import MEASUREMENT_FIELDS
 from .texts import number, t
@@ -120,6 +121,8 @@ def date_refusal(
 ) -> ToolError | None:
     """The refusal of a record (``what``: measurement, meal) dated ``date`` in argument
     ``field``, or None when the date is allowed (or not given)."""
+    from surefoot import Detail, Recovery, ToolError
+
     if date is None:
         return None
     problem = date_problem(date, today)
@@ -145,6 +148,8 @@ def date_refusal(
 def goal_target_refusal(lang: Lang, measure: str, target: float) -> ToolError | None:
     """The refusal of a goal whose ``target`` is outside ``MEASUREMENT_LIMITS`` for its
     ``measure`` (None: allowed)."""
+    from surefoot import Detail, ErrorCode, Recovery, ToolError
+
     low, high = MEASUREMENT_LIMITS[measure]
     if low <= target <= high:
         return None
@@ -162,6 +167,8 @@ def goal_target_refusal(lang: Lang, measure: str, target: float) -> ToolError | 
 
 def goal_date_refusal(lang: Lang, by_date: dt.date | None, today: dt.date) -> ToolError | None:
     """The refusal of a goal whose ``by_date`` has already passed (None: allowed)."""
+    from surefoot import Detail, Recovery, ToolError
+
     if by_date is None or by_date >= today:
         return None
     message = t(lang, "rule_goal_date_past", date=by_date.isoformat(), today=today.isoformat())

@@ -9,11 +9,10 @@ import datetime as dt
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from surefoot.sql import Database, Tx
-
-from .catalog import fold
+if TYPE_CHECKING:  # loaded by whoever opens a database; the field names load without it
+    from surefoot.sql import Database, Tx
 
 MEASUREMENT_FIELDS: Final = (
     "weight_kg",
@@ -507,6 +506,8 @@ class GymStore:
         """Save a routine: ``exercises`` are ``(exercise_id, [(reps, weight_kg, rest_seconds)])``
         in order. Returns its id, or None when this user already has a routine of that name
         (compared without case or accents)."""
+        from .catalog import fold
+
         key = fold(name)
         taken = tx.execute(
             "SELECT 1 FROM gym_routines WHERE user_id = ? AND name_key = ?", (self.user, key)
@@ -571,6 +572,8 @@ class GymStore:
 
     def find_routine(self, name: str, *, tx: Tx | None = None) -> int | None:
         """The id of this user's routine called ``name`` (without case or accents), or None."""
+        from .catalog import fold
+
         rows = self._rows(
             tx,
             "SELECT id FROM gym_routines WHERE user_id = ? AND name_key = ?",
@@ -581,6 +584,8 @@ class GymStore:
     def rename_routine(self, tx: Tx, routine_id: int, name: str) -> bool:
         """Give routine ``routine_id`` a new name; False when another routine of this user
         already has it (nothing changes)."""
+        from .catalog import fold
+
         key = fold(name)
         taken = tx.execute(
             "SELECT 1 FROM gym_routines WHERE user_id = ? AND name_key = ? AND id <> ?",

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from surefoot import Lang
+if TYPE_CHECKING:  # the words load without the harness (``gymnasia --help`` needs only them)
+    from surefoot import Lang
 
 from .i18n import day, entry, number, quantity, register
 
@@ -1317,11 +1318,6 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "page_measurements": {"es": "Medidas", "pt": "Medidas", "en": "Measurements"},
     "page_writes": {"es": "Escrituras", "pt": "Escritas", "en": "Writes"},
     # -- delete-data ---------------------------------------------------------------------
-    "confirm_action": {
-        "es": "¿Ejecutar {call}?",
-        "pt": "Executar {call}?",
-        "en": "Run {call}?",
-    },
     "erase_confirm": {
         "es": "¿Borrar todos los datos de «{user}»? No se puede deshacer.",
         "pt": "Excluir todos os dados de «{user}»? Não pode ser desfeito.",
@@ -1781,6 +1777,87 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "«{subject}» é uma data antiga demais.",
         "en": "'{subject}' is too far in the past.",
     },
+    # -- the terminal: status lines, approvals in words, storage causes -----------------------
+    "status_saved": {"es": "Guardado: {what}", "pt": "Salvo: {what}", "en": "Saved: {what}"},
+    "status_deleted": {"es": "Borrado: {what}", "pt": "Excluído: {what}", "en": "Deleted: {what}"},
+    "note_described": {"es": "nota «{key}»", "pt": "nota «{key}»", "en": "note '{key}'"},
+    "measurement_record_described": {
+        "es": "registro de medidas del {date}",
+        "pt": "registro de medidas de {date}",
+        "en": "measurement record of {date}",
+    },
+    "status_waiting": {
+        "es": "Pendiente de tu aprobación. Para aprobarlo: {approve} · para rechazarlo: {deny}",
+        "pt": "Aguardando a sua aprovação. Para aprovar: {approve} · para recusar: {deny}",
+        "en": "Waiting for your approval. To approve: {approve} · to deny: {deny}",
+    },
+    "approve_delete_memory": {
+        "es": "¿Borrar la nota «{key}» de tu memoria? No se puede deshacer.",
+        "pt": "Excluir a nota «{key}» da sua memória? Não dá para desfazer.",
+        "en": "Delete the note '{key}' from your memory? This cannot be undone.",
+    },
+    "approve_delete_measurement": {
+        "es": "¿Borrar el registro de medidas del {date}, con todas sus medidas? No se puede "
+        "deshacer.",
+        "pt": "Excluir o registro de medidas de {date}, com todas as medidas dele? Não dá para "
+        "desfazer.",
+        "en": "Delete the measurement record of {date}, with all its measurements? This "
+        "cannot be undone.",
+    },
+    "approve_delete_meal_item": {
+        "es": "¿Quitar el alimento n.º {item_id} de tu diario de comidas?",
+        "pt": "Remover o alimento nº {item_id} do seu diário de refeições?",
+        "en": "Remove food item no. {item_id} from your meal diary?",
+    },
+    "approve_remove_routine_exercise": {
+        "es": "¿Quitar el ejercicio n.º {position} de la rutina «{routine}»?",
+        "pt": "Remover o exercício nº {position} da rotina «{routine}»?",
+        "en": "Remove exercise no. {position} from the routine '{routine}'?",
+    },
+    "approve_delete_routine": {
+        "es": "¿Borrar la rutina «{routine}» entera, con sus ejercicios? No se puede deshacer.",
+        "pt": "Excluir a rotina «{routine}» inteira, com os exercícios dela? Não dá para desfazer.",
+        "en": "Delete the whole routine '{routine}', with its exercises? This cannot be undone.",
+    },
+    "approve_create_feature_issue": {
+        "es": "¿Abrir en GitHub una petición pública titulada «{title}»? Cualquiera podrá leerla.",
+        "pt": "Abrir no GitHub um pedido público com o título «{title}»? Qualquer pessoa poderá "
+        "lê-lo.",
+        "en": "Open a public request on GitHub titled '{title}'? Anyone will be able to read it.",
+    },
+    "approve_add_meal_food": {
+        "es": "¿Añadir {grams} g de {food} a: {meal}, {date}?",
+        "pt": "Adicionar {grams} g de {food} a: {meal}, {date}?",
+        "en": "Add {grams} g of {food} to: {meal}, {date}?",
+    },
+    "approve_save": {
+        "es": "¿Guardar {what}?",
+        "pt": "Salvar {what}?",
+        "en": "Save {what}?",
+    },
+    "approve_generic": {
+        "es": "¿Hacer «{title}» con {values}?",
+        "pt": "Fazer «{title}» com {values}?",
+        "en": "Do '{title}' with {values}?",
+    },
+    "store_io_error": {
+        "es": "no se pudo leer o escribir el archivo de la base de datos {url} (error de "
+        "entrada/salida: el disco puede estar lleno, desconectado o dañado); lo que fallaba no "
+        "se ha guardado",
+        "pt": "não foi possível ler ou gravar o arquivo do banco de dados {url} (erro de "
+        "entrada/saída: o disco pode estar cheio, desconectado ou danificado); o que falhou não "
+        "foi salvo",
+        "en": "could not read or write the database file {url} (an input/output error: the "
+        "disk may be full, disconnected or damaged); what failed was not saved",
+    },
+    "store_no_pg_database": {
+        "es": "el servidor PostgreSQL {server} no tiene ninguna base de datos «{name}». Créala "
+        "con `createdb {name}` (o `CREATE DATABASE {name};` en psql) y vuelve a intentarlo",
+        "pt": "o servidor PostgreSQL {server} não tem nenhum banco de dados «{name}». Crie-o "
+        "com `createdb {name}` (ou `CREATE DATABASE {name};` no psql) e tente de novo",
+        "en": "the PostgreSQL server {server} has no database '{name}'. Create it with "
+        "`createdb {name}` (or `CREATE DATABASE {name};` in psql) and try again",
+    },
     # --- gymnasia eval --------------------------------------------------------------------
     "eval_unknown_arm": {
         "es": "No existe el brazo «{value}»; usa {choices}.",
@@ -1854,6 +1931,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
 
 
 register("app", _T)
+
+
+def has_text(name: str) -> bool:
+    """Whether Gymnasia has words called ``name``."""
+    return name in _T
 
 
 def t(lang: Lang, name: str, /, **values: object) -> str:

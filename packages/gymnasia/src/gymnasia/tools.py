@@ -42,6 +42,8 @@ from .store import MEASUREMENT_FIELDS, DateTaken, GymStore
 from .texts import number, t
 from .training import register_training_tools
 
+Precheck = Callable[[dict[str, Any], ToolContext], ToolError | None]
+"""A check before a person is asked to approve a write (surefoot's ``Tool.precheck``)."""
 Today = Callable[[], dt.date]
 """The person's today: their ``--today`` / ``GYMNASIA_TODAY``, else the clock's, asked at
 each call (a server that runs past midnight moves on with the day)."""
@@ -258,7 +260,7 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: T
         asked = [q for q in (emptied, unlikely) if q]
         return " ".join(asked) or None
 
-    @tools.tool(effect="write", atomic=True, confirm=unlikely_edit)
+    @tools.tool(effect="write", atomic=True, confirm=unlikely_edit, describe=describe_measurement)
     def edit_measurement(
         ctx: ToolContext,
         date: CalendarDate,
@@ -335,7 +337,13 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: T
         faults.after_commit(ctx)
         return saved
 
-    @tools.tool(effect="write", confirm=True, atomic=True)
+    @tools.tool(
+        effect="write",
+        confirm=True,
+        precheck=_measurement_exists(store),
+        atomic=True,
+        describe=describe_deleted_measurement,
+    )
     def delete_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
         """Delete the whole measurement record of one date (a person confirms)."""
         with store.transaction() as tx:
@@ -398,7 +406,7 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
             )
         return found
 
-    @tools.tool(effect="write", idempotent=True, atomic=True)
+    @tools.tool(effect="write", idempotent=True, atomic=True, describe=describe_note)
     def save_memory(ctx: ToolContext, key: Key, description: Text, value: Text) -> dict[str, Any]:
         """Save one memory note the user asks to keep, such as a preference (creates or
         replaces that key only). Not for a goal of a measure (save_goal)."""
@@ -409,7 +417,13 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         faults.after_commit(ctx)
         return saved
 
-    @tools.tool(effect="write", confirm=True, atomic=True)
+    @tools.tool(
+        effect="write",
+        confirm=True,
+        precheck=_note_exists(store),
+        atomic=True,
+        describe=describe_note,
+    )
     def delete_memory(ctx: ToolContext, key: Key) -> dict[str, Any] | ToolError:
         """Delete one memory note (a person confirms)."""
         with store.transaction() as tx:
@@ -426,6 +440,30 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         return deleted
 
 
+def _measurement_exists(store: GymStore) -> Precheck:
+    """Nobody is asked to delete a measurement record that is not there."""
+
+    def check(arguments: dict[str, Any], ctx: ToolContext) -> ToolError | None:
+        if store.read_measurement(arguments["date"]) is not None:
+            return None
+        message = t(ctx.lang, "measurement_missing", date=arguments["date"].isoformat())
+        return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+
+    return check
+
+
+def _note_exists(store: GymStore) -> Precheck:
+    """Nobody is asked to delete a note that is not there."""
+
+    def check(arguments: dict[str, Any], ctx: ToolContext) -> ToolError | None:
+        if store.read_memory(arguments["key"]) is not None:
+            return None
+        message = t(ctx.lang, "memory_not_found", key=arguments["key"])
+        return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
+
+    return check
+
+
 _UNITS: Final = {"weight_kg": "kg", "body_fat_pct": "%"}
 
 
@@ -437,6 +475,19 @@ def describe_measurement(data: dict[str, Any], lang: Lang) -> str:
         if name in MEASUREMENT_FIELDS and isinstance(value, int | float)
     ]
     return f"{', '.join(values)} ({data.get('date', '')})" if values else ""
+
+
+def describe_note(data: dict[str, Any], lang: Lang) -> str:
+    """A note saved or deleted, in a person's words: "nota «treino»"."""
+    key = data.get("key", data.get("deleted"))
+    return t(lang, "note_described", key=key) if isinstance(key, str) else ""
+
+
+def describe_deleted_measurement(data: dict[str, Any], lang: Lang) -> str:
+    """A deleted measurement record: "registro de medidas del 2020-01-01"."""
+    deleted = data.get("deleted")
+    date = deleted.get("date") if isinstance(deleted, dict) else None
+    return t(lang, "measurement_record_described", date=date) if date else ""
 
 
 def describe_goal(data: dict[str, Any], lang: Lang) -> str:

@@ -3,10 +3,10 @@
 For each call, in order::
 
     lookup ─► parse ─► validate ─► (write: done in an earlier round? ─► already_done)
-        ─► (write: mint its key) ─► convergence guard ─► grounded? ─► confirmed? (a policy
-        may ask only some calls) ─► (write: claim the key) ─► run the handler inside the
-        boundary ─► check what it returned ─► outcome ─► (write: settle the ledger,
-        ``_settle.py``)
+        ─► (write: mint its key) ─► convergence guard ─► grounded? ─► (would wait for a
+        person: the tool's precheck) ─► confirmed? (a policy may ask only some calls)
+        ─► (write: claim the key) ─► run the handler inside the boundary ─► check what it
+        returned ─► outcome ─► (write: settle the ledger, ``_settle.py``)
 
 Grounding (``_grounding.py``) checks the arguments a tool declares ``grounded`` against the
 turn's ``user_texts``: one the person did not say is ``not_in_message``; one derived from
@@ -342,7 +342,7 @@ class Executor:
     ) -> _Prepared | ToolError:
         prepared = _validated(tool, call, state.lang)
         if isinstance(prepared, _Refused):
-            refusal = self._refusal(call, prepared, state.lang)
+            refusal = _refusal(self.tools, call, prepared, state.lang)
             return state.guarded(prepared.identity, refusal, self._guard_limit)
         tool = prepared.tool
         if tool.effect == "write":
@@ -356,11 +356,12 @@ class Executor:
             guard = state.guard(prepared.fingerprint, self._guard_limit)
             if guard is not None:
                 return guard
-        if tool.grounded:
-            ungrounded = self._ground(prepared, state)
-            if ungrounded is not None:
-                state.failed(prepared, ungrounded)
-                return ungrounded
+        refused = self._ground(prepared, state) if tool.grounded else None
+        if refused is None and tool.precheck is not None:
+            refused = _prechecked(self, call, prepared, state)
+        if refused is not None:
+            state.failed(prepared, refused)
+            return refused
         return prepared
 
     def _ground(self, prepared: _Prepared, state: TurnState) -> ToolError | None:
@@ -377,21 +378,6 @@ class Executor:
             prepared.derived = verdict.derived
             return None
         return refusal(tool.name, verdict.missing, state.lang)
-
-    def _refusal(self, call: ToolCall, refused: _Refused, lang: Lang) -> ToolError:
-        if refused.details is None:
-            names = ", ".join(self.tools.names) or "-"
-            return ToolError(
-                ErrorCode.UNKNOWN_TOOL,
-                text(lang, "unknown_tool", name=_safe_name(call.name), names=names),
-                Recovery.CORRECT_ARGUMENTS,
-            )
-        return ToolError(
-            ErrorCode.INVALID_ARGUMENTS,
-            text(lang, "invalid_arguments", name=call.name),
-            Recovery.CORRECT_ARGUMENTS,
-            details=refused.details,
-        )
 
     # -- running ---------------------------------------------------------------------------
 
@@ -521,6 +507,42 @@ async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext | None) -> Outco
         if _stray_cancellation(exc):
             return exc
         raise
+
+
+def _refusal(tools: ToolSet, call: ToolCall, refused: _Refused, lang: Lang) -> ToolError:
+    """Why a call that cannot run is refused: its tool is not declared (the declared names
+    listed), or its arguments are not valid (the problems as ``details``)."""
+    if refused.details is None:
+        names = ", ".join(tools.names) or "-"
+        return ToolError(
+            ErrorCode.UNKNOWN_TOOL,
+            text(lang, "unknown_tool", name=_safe_name(call.name), names=names),
+            Recovery.CORRECT_ARGUMENTS,
+        )
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENTS,
+        text(lang, "invalid_arguments", name=call.name),
+        Recovery.CORRECT_ARGUMENTS,
+        details=refused.details,
+    )
+
+
+def _prechecked(
+    executor: Executor, call: ToolCall, prepared: _Prepared, state: TurnState
+) -> ToolError | None:
+    """The error a tool's precheck finds in a call that would wait for a person, before
+    anyone is asked (None: ask, or a person already decided on this call). A precheck that
+    raises is diagnosed, and the person is asked."""
+    tool = prepared.tool
+    assert tool.precheck is not None
+    if not _asks(prepared) or executor._decision(call, prepared, state) is not None:
+        return None
+    ctx = executor._context(call, tool, state.conversation_id, state.lang)
+    try:
+        return tool.precheck(prepared.args.__dict__, ctx)
+    except Exception as exc:  # noqa: BLE001 - the error boundary, as for handlers
+        executor._diagnose(exc, ctx)
+        return None
 
 
 def _not_executed(call: ToolCall, state: TurnState) -> CallRecord:

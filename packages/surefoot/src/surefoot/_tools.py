@@ -47,7 +47,7 @@ from typing import (
 from ._exceptions import ConfigurationError
 from ._grounding import Grounded
 from ._messages import ToolSpec
-from ._outcome import Detail, Ok
+from ._outcome import Detail, Ok, ToolError
 from ._returns import check_return_annotation, result_schema
 from ._texts import Lang, has_text, text
 
@@ -66,6 +66,11 @@ Confirm = Callable[[dict[str, Any], "ToolContext"], "str | None"]
 """A per-call confirmation policy: ``confirm(arguments, ctx)`` with the validated arguments
 (as the handler gets them) returns None (this call runs without asking) or the question a
 person answers before it runs ("Save 220 kg for today? Your last weight was 76 kg on 3 Dec.").
+"""
+Precheck = Callable[[dict[str, Any], "ToolContext"], "ToolError | None"]
+"""A check before a person is asked: ``precheck(arguments, ctx)`` with the validated arguments
+returns None (ask) or the ``ToolError`` that is the call's outcome without asking, when the
+call cannot have any effect ("there is no note 'x'" for a delete).
 """
 
 _NOT_ISO = "must be a calendar date written YYYY-MM-DD"
@@ -133,6 +138,11 @@ class Tool:
             counter, "add another set"). By default it is not run again: the model gets
             ``already_done`` with the first call's result. Identical calls in one response
             always each run.
+        precheck: A write that confirms (``confirm=True`` or a policy) first runs this
+            ``Precheck`` on each call nobody has decided on, before its policy or question:
+            an error it returns is the call's outcome, so nobody is asked about a call that
+            could not do anything (deleting what does not exist). It reads only; the
+            handler checks again when it runs.
         describe: ``describe(data, lang)``: how a person reads what this write saved (the
             harness lists a turn's writes when it writes the reply itself); by default the
             tool's name and the data's top-level values.
@@ -159,6 +169,7 @@ class Tool:
     reconcile: Callable[[str, dict[str, Any]], ReconcileResult] | None = None
     repeatable: bool = False
     describe: Describe | None = None
+    precheck: Precheck | None = None
     grounded: tuple[tuple[str, Grounded], ...] = ()
     wants_context: bool = False
     is_async: bool = False
@@ -180,6 +191,7 @@ class Tool:
         repeatable: bool = False,
         describe: Describe | None = None,
         grounded: Mapping[str, Grounded] | None = None,
+        precheck: Precheck | None = None,
     ) -> Tool:
         """Declare a tool from a typed function (its parameters become the arguments; its
         return annotation must be one the harness can send as JSON, or none). ``grounded``
@@ -188,11 +200,17 @@ class Tool:
             msg = f"effect must be 'read' or 'write', got {effect!r}"
             raise ConfigurationError(msg)
         if effect == "read" and (
-            idempotent or confirm or atomic or reconcile or repeatable or destructive is not None
+            idempotent
+            or confirm
+            or atomic
+            or reconcile
+            or repeatable
+            or precheck
+            or destructive is not None
         ):
             msg = (
-                "idempotent, confirm, destructive, atomic, reconcile and repeatable only apply "
-                "to writes"
+                "idempotent, confirm, destructive, atomic, reconcile, repeatable and precheck "
+                "only apply to writes"
             )
             raise ConfigurationError(msg)
         if title is not None and not title.strip():
@@ -223,6 +241,7 @@ class Tool:
             reconcile=reconcile,
             repeatable=repeatable,
             describe=describe,
+            precheck=precheck,
             grounded=checked,
             wants_context=wants_context,
             is_async=inspect.iscoroutinefunction(func),
@@ -633,6 +652,7 @@ class ToolSet:
         repeatable: bool = False,
         describe: Describe | None = None,
         grounded: Mapping[str, Grounded] | None = None,
+        precheck: Precheck | None = None,
     ) -> Callable[[Callable[..., Any]], Tool]: ...
 
     def tool(  # type: ignore[misc]  # mypy mis-reads the positional-only default here
@@ -652,6 +672,7 @@ class ToolSet:
         repeatable: bool = False,
         describe: Describe | None = None,
         grounded: Mapping[str, Grounded] | None = None,
+        precheck: Precheck | None = None,
     ) -> Tool | Callable[[Callable[..., Any]], Tool]:
         """Decorator: declare ``func`` as a tool of this set (returns the ``Tool``).
 
@@ -687,6 +708,7 @@ class ToolSet:
                     repeatable=repeatable,
                     describe=describe,
                     grounded=grounded,
+                    precheck=precheck,
                 )
             )
 

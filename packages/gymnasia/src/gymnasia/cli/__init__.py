@@ -27,20 +27,23 @@ import json
 import os
 import re
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeGuard
 
 import typer
 
-from surefoot import StoreError
-
+from ..render import neutralised
 from ..texts import t
 from . import _agent, _data, _durable, _erase, _eval, _help, _mcp, _serve, _users  # noqa: F401 - importing registers them
-from ._base import SESSION, UsageProblem, app, err, remember_lang, store_problem
+from ._base import SESSION, UsageProblem, app, remember_lang, store_problem
+
+if TYPE_CHECKING:
+    from surefoot import StoreError
 
 # Typer may run on the click package or on its own bundled copy: take the exception classes
 # from Typer itself so both are caught.
 _CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
 _CLICK_ERRORS = sys.modules[typer.BadParameter.__module__]
+_NO_ARGS: type[Exception] | tuple[()] = getattr(_CLICK_ERRORS, "NoArgsIsHelpError", ())
 _EXTRA = re.compile(r"Got unexpected extra argument\(s\) \((?P<args>.*)\)")
 _NO_COMMAND = re.compile(r"No such command '(?P<name>.*)'")
 
@@ -55,15 +58,30 @@ def main() -> NoReturn:
         code = command.main(prog_name="gymnasia", standalone_mode=False)
     except UsageProblem as exc:
         _fail(exc)
-    except StoreError as exc:  # a database that fails in the middle of a command
-        _fail(store_problem(exc, SESSION.lang))
     except _CLICK_USAGE_ERROR as exc:
+        if isinstance(exc, _NO_ARGS):  # no command: the help as it is, and exit 2
+            sys.stderr.write(exc.format_message() + "\n")  # type: ignore[attr-defined]
+            sys.exit(2)
         _fail(UsageProblem(_usage_message(exc)))
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
+    except Exception as exc:
+        if not _store_failure(exc):
+            raise
+        _fail(store_problem(exc, SESSION.lang))  # a database that failed during a command
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _store_failure(exc: Exception) -> TypeGuard[StoreError]:
+    """Whether ``exc`` is the harness's ``StoreError`` (the harness is loaded only by the
+    commands that use it, so an exception from any other is not one)."""
+    if "surefoot" not in sys.modules:
+        return False
+    from surefoot import StoreError
+
+    return isinstance(exc, StoreError)
 
 
 def _read_ahead(args: list[str]) -> None:
@@ -120,7 +138,7 @@ def _fail(problem: UsageProblem) -> NoReturn:
         )
     else:
         text = " ".join(str(problem).split())  # one line, whatever the message holds
-        err.print(f"gymnasia: {text}", markup=False, highlight=False, soft_wrap=True)
+        sys.stderr.write(neutralised(f"gymnasia: {text}") + "\n")
     sys.exit(problem.exit_code)
 
 

@@ -2,36 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
+import contextlib
+import os
 import shlex
 import sys
-from collections.abc import Coroutine
-from typing import Annotated, Any
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from surefoot import (
-    ConfigurationError,
-    ConversationBusyError,
-    Lang,
-    Model,
-    StoreError,
-    TurnPendingError,
-    TurnResult,
-)
-from surefoot.sql import safe_url
-
-from ..app import (
-    DEFAULT_MODELS,
-    KEY_VARIABLES,
-    PROVIDER_CHOICES,
-    Coach,
-    api_key_for,
-    open_coach,
-    turn_on_dbos,
-)
-from ..faults import FaultSpecError
 from ..texts import t
 from ._base import (
     BaseUrlOpt,
@@ -59,7 +39,28 @@ from ._base import (
     store_problem,
 )
 from ._otel import session_tracer
-from ._output import LivePrinter, live_printer, print_result, report
+from ._output import (
+    LivePrinter,
+    live_printer,
+    print_result,
+    report,
+    status_line,
+    waiting_action,
+)
+
+if TYPE_CHECKING:
+    from surefoot import ConversationBusyError, Lang, Model, TurnResult
+
+    from ..app import Coach
+
+TraceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--trace",
+        help="Also show the trace: each tool call with its arguments and outcome, the stop "
+        "reason and the number of model requests.",
+    ),
+]
 
 # -- the agent ---------------------------------------------------------------------------------
 
@@ -73,6 +74,11 @@ def chat_model(
     lang: Lang = "es",
 ) -> Model | None:
     """The model ``--provider`` names (None: offline); a bad setting is one line in ``lang``."""
+    from surefoot import ConfigurationError
+    from surefoot.sql import safe_url
+
+    from ..app import DEFAULT_MODELS, KEY_VARIABLES, PROVIDER_CHOICES, api_key_for
+
     if provider == "offline":
         return None
     if provider not in PROVIDER_CHOICES:
@@ -115,6 +121,11 @@ def cli_coach(
     stream: bool,
     github_api_url: str | None = None,
 ) -> Coach:
+    from surefoot import StoreError
+
+    from ..app import open_coach
+    from ..faults import FaultSpecError
+
     chosen = chat_model(provider, model, base_url, api_key, timeout, lang)
     tracer = session_tracer(lang)
     try:
@@ -128,7 +139,7 @@ def cli_coach(
             stream=stream,
             extra_secrets=(api_key or "",),
             github_api_url=github_api_url,
-            check_options=_check_options(db, user),
+            check_options=check_options(db, user),
             tracer=tracer,
         )
     except FaultSpecError as exc:
@@ -142,8 +153,10 @@ def cli_coach(
     return coach
 
 
-def _check_options(db: str | None, user: str) -> tuple[str, ...]:
+def check_options(db: str | None, user: str) -> tuple[str, ...]:
     """The options a data command needs to read what this command wrote."""
+    from surefoot.sql import safe_url
+
     options = []
     if db is not None:
         options.append(f"--db {shlex.quote(safe_url(db))}")
@@ -171,9 +184,11 @@ def ask(
     timeout: TimeoutOpt = 120.0,
     stream: StreamOpt = None,
     github_api_url: GitHubApiOpt = None,
+    trace: TraceOpt = False,
     engine: EngineOpt = "journal",
 ) -> None:
-    """Ask the Coach one thing (one user turn)."""
+    """Ask the Coach one thing (one user turn): its reply and, when something was saved or
+    waits for your approval, one line saying so."""
     language = parse_lang(lang)
     on_dbos = _engine(engine, db, language)
     streaming = (not json_output) if stream is None else stream
@@ -191,17 +206,19 @@ def ask(
         stream=streaming and not json_output,
         github_api_url=github_api_url,
     )
-    printer = None if json_output else live_printer()
-    turn = (
-        turn_on_dbos(coach, db_target(db), message, conversation)
-        if on_dbos
-        else coach.agent.run_turn(message, conversation_id=conversation, on_event=printer)
-    )
+    printer = None if json_output else live_printer(trace=trace)
+    if on_dbos:
+        from ..app import turn_on_dbos
+
+        turn = turn_on_dbos(coach, db_target(db), message, conversation)
+    else:
+        turn = coach.agent.run_turn(message, conversation_id=conversation, on_event=printer)
     try:
         result = run_turn(coach, language, turn)
     finally:
         coach.close()
-    report(result, coach, json_output=json_output, printer=printer)
+    options = check_options(db, user)
+    report(result, coach, json_output=json_output, printer=printer, trace=trace, options=options)
 
 
 def _engine(engine: str, db: str | None, lang: Lang) -> bool:
@@ -239,6 +256,10 @@ def busy_message(coach: Coach, lang: Lang, exc: ConversationBusyError) -> str:
 
 def run_turn(coach: Coach, lang: Lang, turn: Coroutine[Any, Any, TurnResult]) -> TurnResult:
     """Run ``turn``; a conversation that is busy or waits for a decision is one line."""
+    import asyncio
+
+    from surefoot import ConversationBusyError, TurnPendingError
+
     try:
         return asyncio.run(turn)
     except ConversationBusyError as exc:
@@ -261,8 +282,10 @@ def chat(
     timeout: TimeoutOpt = 120.0,
     stream: StreamOpt = None,
     github_api_url: GitHubApiOpt = None,
+    trace: TraceOpt = False,
 ) -> None:
-    """Talk with the Coach interactively (Ctrl-D to leave)."""
+    """Talk with the Coach interactively, with line editing and a history (Ctrl-D leaves;
+    Ctrl-C interrupts, exit code 130)."""
     language = parse_lang(lang)
     coach = cli_coach(
         db=db,
@@ -278,45 +301,90 @@ def chat(
         stream=stream is not False,
         github_api_url=github_api_url,
     )
-    conversation: str | None = None
+    save_history = _line_editing()
     try:
-        while True:
-            try:
-                line = input("> ").strip()
-            except (EOFError, KeyboardInterrupt):
-                out.print()
-                break
-            if not sys.stdin.isatty():  # a terminal echoed the line; show a piped one too
-                out.print(line, markup=False, soft_wrap=True)
-            if not line:
-                continue
-            printer = live_printer()
-            result = run_turn(
-                coach,
-                language,
-                coach.agent.run_turn(line, conversation_id=conversation, on_event=printer),
-            )
-            conversation = result.conversation_id
-            result, printer = _confirm_loop(coach, language, result, printer)
-            print_result(result, printer)
+        _converse(coach, language, trace=trace)
     finally:
+        save_history()
         coach.close()
 
 
+def _converse(coach: Coach, lang: Lang, *, trace: bool) -> None:
+    """Read a line, run a turn, show it; until end of input (Ctrl-D). Ctrl-C at the prompt
+    leaves with 130, as an interrupted command does."""
+    conversation: str | None = None
+    while True:
+        try:
+            line = input("> ").strip()
+        except EOFError:
+            out.print()
+            return
+        except KeyboardInterrupt:
+            out.print()
+            raise typer.Exit(130) from None
+        if not sys.stdin.isatty():  # a terminal echoed the line; show a piped one too
+            out.print(line, markup=False, soft_wrap=True)
+        if not line:
+            continue
+        printer = live_printer(trace=trace)
+        result = run_turn(
+            coach, lang, coach.agent.run_turn(line, conversation_id=conversation, on_event=printer)
+        )
+        conversation = result.conversation_id
+        result, printer = _confirm_loop(coach, lang, result, printer, trace=trace)
+        status = status_line(result, coach, lang, ())
+        print_result(result, printer, status=status, trace=trace, lang=lang)
+
+
+def history_path() -> Path:
+    """Where ``chat`` keeps the lines typed at its prompt: ``GYMNASIA_HISTORY``, else
+    ``chat_history`` in the user's data directory (beside the default database)."""
+    chosen = os.environ.get("GYMNASIA_HISTORY")
+    if chosen:
+        return Path(chosen)
+    from ..app import default_db_path
+
+    return default_db_path().with_name("chat_history")
+
+
+def _line_editing() -> Callable[[], None]:
+    """Line editing (arrows, Ctrl-R) and the history at ``chat``'s prompt, on a terminal
+    with readline: the history is read now; the function returned writes it back (0600: it
+    holds what the person said about their health). Piped input keeps no history."""
+    if not sys.stdin.isatty():
+        return lambda: None
+    try:
+        import readline
+    except ImportError:  # a Python built without it: input() still works, unedited
+        return lambda: None
+    path = history_path()
+    readline.set_history_length(1000)
+    with contextlib.suppress(OSError):  # none yet, or unreadable: start a new one
+        readline.read_history_file(path)
+
+    def save() -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            readline.write_history_file(path)
+            path.chmod(0o600)
+        except OSError:  # a history that cannot be written is not worth a failure
+            pass
+
+    return save
+
+
 def _confirm_loop(
-    coach: Coach, lang: Lang, result: TurnResult, printer: LivePrinter
+    coach: Coach, lang: Lang, result: TurnResult, printer: LivePrinter, *, trace: bool
 ) -> tuple[TurnResult, LivePrinter]:
-    """Ask about each action waiting for a decision and resume; the last turn and the
-    printer that showed it."""
+    """Ask about each action waiting for a decision, in words, and resume; the last turn
+    and the printer that showed it."""
     while result.pending_confirmation is not None:
         printer.end_line()
         pending = result.pending_confirmation
-        args = json.dumps(pending.arguments, ensure_ascii=False)
-        question = pending.question or t(lang, "confirm_action", call=f"{pending.tool}({args})")
         out.print()
-        answer = confirmed(f"  {question}", lang, out)
+        answer = confirmed(f"  {waiting_action(pending, lang)}", lang, out)
         coach.agent.decide(pending.conversation_id, pending.id, approved=answer)
-        printer = live_printer()
+        printer = live_printer(trace=trace)
         resumed = coach.agent.resume(pending.conversation_id, on_event=printer)
         result = run_turn(coach, lang, resumed)
     return result, printer
@@ -330,4 +398,4 @@ def demo(lang: LangOpt = "es") -> None:
     """Run the acceptance scenarios offline on a temporary database, with a readable trace."""
     from ..demo import run_demo
 
-    run_demo(out, parse_lang(lang))
+    run_demo(out.rich, parse_lang(lang))

@@ -4,25 +4,29 @@ that turn what a person typed into values (or one ``UsageProblem`` line)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import re
 import sys
 from dataclasses import dataclass
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
-from pydantic import TypeAdapter, ValidationError
-from rich.console import Console
 
-from surefoot import CalendarDate, Lang, StoreError
-from surefoot.exceptions import StoreErrorKind
-from surefoot.outcome import LANGS
-from surefoot.sql import safe_url
-
-from .. import meals
-from ..app import default_db_path, open_db
-from ..store import GymStore
+from ..render import neutralised
 from ..texts import number, t
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+    from rich.console import Console
+
+    from surefoot import Lang, StoreError
+    from surefoot.exceptions import StoreErrorKind
+
+    from ..store import GymStore
+
+# Only what a command needs is imported, when it runs: ``gymnasia --help`` loads Typer and
+# this package's own modules, not the agent, the providers, pydantic or rich.
 
 app = typer.Typer(
     name="gymnasia",
@@ -85,8 +89,33 @@ app.add_typer(exercises_app, name="exercises")
 goals_app = typer.Typer(help="Read the goals the Coach saved (per measure).")
 app.add_typer(goals_app, name="goals")
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+
+class Terminal:
+    """A rich console, made the first time something is printed, through which every text
+    passes ``render.neutralised``: whatever a model, a file or the database holds is shown
+    with its control and bidirectional characters as visible escapes."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    @property
+    def rich(self) -> Console:
+        """The console itself (for a renderable that is not text)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False)
+        return self._console
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """``Console.print``, each text neutralised first."""
+        shown = (neutralised(o) if isinstance(o, str) else o for o in objects)
+        self.rich.print(*shown, **options)
+
+
+err = Terminal(stderr=True)
+out = Terminal()
 
 _YES: Final[dict[Lang, tuple[str, ...]]] = {
     "es": ("s", "si", "sí", "y", "yes"),
@@ -95,7 +124,7 @@ _YES: Final[dict[Lang, tuple[str, ...]]] = {
 }
 
 
-def confirmed(question: str, lang: Lang, console: Console = err) -> bool:
+def confirmed(question: str, lang: Lang, console: Terminal = err) -> bool:
     """A person's yes to ``question``, answered in their language ("s"/"sí" in Spanish,
     "s"/"sim" in Portuguese, "y"/"yes" in every language); anything else, or no input at all,
     is no. Asked on stderr unless ``console`` says otherwise, so ``--json`` output stays one
@@ -135,6 +164,11 @@ class Session:
 
 
 SESSION: Final = Session()
+
+
+LANGS: Final[tuple[Lang, ...]] = ("es", "pt", "en")
+"""The languages, as surefoot's ``outcome.LANGS`` (a test keeps them equal) without loading
+the harness for a command line that only asks for help."""
 
 
 def remember_lang(value: str | None) -> str | None:
@@ -206,24 +240,72 @@ _STORE_EXITS: Final[dict[StoreErrorKind, int]] = {
 
 
 def store_problem(exc: StoreError, lang: Lang, target: str | None = None) -> UsageProblem:
-    """A database that cannot be used, as one line in ``lang``: the address without its
-    password, the exit code by kind (2: fix the address or the file; 4: locked, try again
-    later; 5: it cannot be used right now)."""
-    url = safe_url(target or db_target(SESSION.db))
-    if exc.kind == "not_found":
+    """A database that cannot be used, as one line in ``lang`` naming the cause (disk full,
+    no permission, locked, a file that is no database, a PostgreSQL database that does not
+    exist and how to create it): the address without its password, the exit code by kind
+    (2: fix the address or the file; 4: locked, try again later; 5: it cannot be used right
+    now)."""
+    from surefoot.sql import safe_url
+
+    address = target or db_target(SESSION.db)
+    url = safe_url(address)
+    kind = exc.kind
+    if kind == "not_found":
         message = t(lang, "no_database", path=url)
+    elif kind == "unavailable" and not _is_postgres(address):
+        message = t(lang, "store_io_error", url=url)  # a file: no address nor port to check
+    elif kind == "unavailable" and (missing := _missing_pg_database(address)) is not None:
+        kind, (server, name) = "not_found", missing
+        message = t(lang, "store_no_pg_database", server=server, name=name)
     else:
-        message = t(lang, f"store_{exc.kind}", url=url)
-    return UsageProblem(message, exit_code=_STORE_EXITS[exc.kind], code=f"store_{exc.kind}")
+        message = t(lang, f"store_{kind}", url=url)
+    return UsageProblem(message, exit_code=_STORE_EXITS[kind], code=f"store_{kind}")
+
+
+def _is_postgres(address: str) -> bool:
+    return address.startswith(("postgresql://", "postgres://"))
+
+
+def _missing_pg_database(address: str) -> tuple[str, str] | None:
+    """``(server, name)`` when the PostgreSQL server ``address`` names answers and has no
+    database ``name`` (asked in its ``postgres`` database); None when it has one, or cannot
+    be asked (unreachable, no permission, no driver)."""
+    if not _is_postgres(address):
+        return None
+    try:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    except ImportError:
+        return None
+    try:
+        params = conninfo_to_dict(address)
+        name = str(params.get("dbname") or "")
+        if not name or name == "postgres":
+            return None
+        maintenance = make_conninfo(address, dbname="postgres", connect_timeout=5)
+        with psycopg.connect(maintenance, autocommit=True) as conn:
+            query = "SELECT 1 FROM pg_database WHERE datname = %s"
+            found = conn.execute(query, (name,)).fetchone()
+    except (psycopg.Error, ValueError):
+        return None
+    server = f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}"
+    return None if found else (server, name)
 
 
 def db_target(db: str | None) -> str:
+    from ..app import default_db_path
+
     return db or os.environ.get("GYMNASIA_DB") or str(default_db_path())
 
 
 def existing_store(db: str | None, lang: Lang, user: str, *, create: bool = False) -> GymStore:
     """The user's store in ``db`` (made when ``create``, for commands that add data),
     waiting ``GYMNASIA_DB_TIMEOUT`` for a lock held by another process."""
+    from surefoot import StoreError
+
+    from ..app import open_db
+    from ..store import GymStore
+
     target = db_target(db)
     try:
         return GymStore(open_db(target, create=create), user=user)
@@ -231,14 +313,22 @@ def existing_store(db: str | None, lang: Lang, user: str, *, create: bool = Fals
         raise store_problem(exc, lang, target) from None
 
 
-_CALENDAR_DATE: TypeAdapter[dt.date] = TypeAdapter(CalendarDate)
+@functools.cache
+def _calendar_dates() -> TypeAdapter[dt.date]:
+    from pydantic import TypeAdapter
+
+    from surefoot import CalendarDate
+
+    return TypeAdapter(CalendarDate)
 
 
 def parse_date(value: str, lang: Lang) -> dt.date:
     """A date as the tools take it (``CalendarDate``: exactly YYYY-MM-DD, a real day), so the
     command line and the model accept and refuse the same dates."""
+    from pydantic import ValidationError
+
     try:
-        return _CALENDAR_DATE.validate_python(value)
+        return _calendar_dates().validate_python(value)
     except ValidationError:
         raise UsageProblem(t(lang, "bad_date", value=value)) from None
 
@@ -297,6 +387,8 @@ ConversationOpt = Annotated[
 
 
 def parse_meal(value: str, lang: Lang) -> str:
+    from .. import meals
+
     found = meals.resolve(value)
     if found is None:
         raise UsageProblem(t(lang, "unknown_meal", value=value, meals=", ".join(meals.MEAL_IDS)))

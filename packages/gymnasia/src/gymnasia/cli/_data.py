@@ -7,21 +7,14 @@ import datetime as dt
 import json
 import re
 import sys
-from typing import Annotated, Any, cast, get_args
+from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
 
-from surefoot import Lang
-from surefoot.sql import Tx
-
-from .. import catalog, i18n, meals
-from ..backup import ExportError, read_export, read_source
-from ..diet import logged_meal, meal_json, totals
+from .. import i18n
 from ..rules import MAX_YEARS_BACK, MEASUREMENT_LIMITS, date_problem, oldest_date, unlikely_question
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import number, t
-from ..tools import describe_goal
-from ..training import MAX_EXERCISES, Plan, RoutineCategory, moved, plan_of, routine_json
 from ._base import (
     DbOpt,
     JsonOpt,
@@ -50,6 +43,13 @@ from ._base import (
 )
 from ._help import field_help
 from ._output import nutrients, print_meal, write_json
+
+if TYPE_CHECKING:  # each command imports what it uses: ``gymnasia --help`` loads none of it
+    from surefoot import Lang
+    from surefoot.sql import Tx
+
+    from .. import catalog
+    from ..training import Plan
 
 # -- data commands -----------------------------------------------------------------------------
 
@@ -89,6 +89,8 @@ def goals_list(
     json_output: JsonOpt = False,
 ) -> None:
     """List the saved goals: per measure, its target and optional date."""
+    from ..tools import describe_goal
+
     language = parse_lang(lang)
     store = existing_store(db, language, user)
     rows = store.goals()
@@ -428,6 +430,8 @@ def import_data(
     malformed file (or one naming an unknown food or exercise, or dated after today) changes
     nothing, and a user who already has data is refused unless --replace. Reads at most
     64 MiB, and only a regular file or '-'."""
+    from ..backup import ExportError, read_export, read_source
+
     language = parse_lang(lang)
     try:
         text = read_source(file, language)
@@ -468,6 +472,9 @@ def meals_show(
     json_output: JsonOpt = False,
 ) -> None:
     """Show what was logged on a date: one meal, or every meal of the day and its totals."""
+    from .. import meals
+    from ..diet import meal_json, totals
+
     language = parse_lang(lang)
     day = parse_date(date, language)
     chosen = parse_meal(meal, language) if meal is not None else None
@@ -511,6 +518,9 @@ def meals_add(
 ) -> None:
     """Log an amount of one food in one meal (adds an item; never replaces); a date after
     today is refused."""
+    from .. import catalog
+    from ..diet import logged_meal
+
     language = parse_lang(lang)
     day = parse_date(date, language)
     _check_date(day, _today(today, language), language, "meal")
@@ -566,6 +576,9 @@ def meals_edit(
 ) -> None:
     """Correct one logged food: its amount, the food, its meal or its date (exit 1 when there
     is no such item; a date after today is refused). Prints the meal it is now in."""
+    from .. import catalog
+    from ..diet import logged_meal
+
     language = parse_lang(lang)
     item_id = _item_id(item, language)
     changes: dict[str, Any] = {}
@@ -612,6 +625,9 @@ def meals_delete(
     json_output: JsonOpt = False,
 ) -> None:
     """Delete one logged food (asks first; exit 1 when there is no such item)."""
+    from .. import catalog, meals
+    from ..diet import logged_meal
+
     language = parse_lang(lang)
     item_id = _item_id(item, language)
     store = existing_store(db, language, user)
@@ -653,6 +669,8 @@ def routines_list(
     json_output: JsonOpt = False,
 ) -> None:
     """List saved routines with their exercises and series."""
+    from ..training import routine_json
+
     language = parse_lang(lang)
     store = existing_store(db, language, user)
     rows = [routine_json(r, language) for r in store.routines()]
@@ -680,12 +698,16 @@ def _series(text: str, lang: Lang) -> tuple[int, float, int]:
 
 
 def _exercise(exercise_id: str, series: list[str], lang: Lang) -> tuple[str, Any]:
+    from .. import catalog
+
     if exercise_id not in catalog.exercises():
         raise UsageProblem(t(lang, "unknown_exercise", value=exercise_id))
     return exercise_id, [_series(one, lang) for one in series]
 
 
 def _routine_line(routine: dict[str, Any], lang: Lang) -> None:
+    from ..training import routine_json
+
     _print_routine(routine_json(routine, lang), lang)
 
 
@@ -733,6 +755,8 @@ class _RoutineEdit:
         return found[0] if found else stored
 
     def show(self, routine: dict[str, Any], *, json_output: bool) -> None:
+        from ..training import routine_json
+
         if json_output:
             write_json(routine_json(routine, self.lang))
         else:
@@ -762,6 +786,8 @@ def routines_create(
     json_output: JsonOpt = False,
 ) -> None:
     """Save a new routine: its exercises in order, each with its series."""
+    from ..training import MAX_EXERCISES, RoutineCategory, routine_json
+
     language = parse_lang(lang)
     name = name.strip()
     if not 1 <= len(name) <= 100:
@@ -829,6 +855,8 @@ def routines_add_exercise(
     json_output: JsonOpt = False,
 ) -> None:
     """Add an exercise with its series to a routine, at the end or at --position."""
+    from ..training import MAX_EXERCISES, plan_of
+
     language = parse_lang(lang)
     step = _exercise(exercise_id, series, language)
     command = _RoutineEdit(db, language, user, routine)
@@ -861,6 +889,8 @@ def routines_remove_exercise(
     json_output: JsonOpt = False,
 ) -> None:
     """Remove the exercise at a position from a routine (asks first)."""
+    from ..training import plan_of, routine_json
+
     language = parse_lang(lang)
     command = _RoutineEdit(db, language, user, routine)
 
@@ -903,6 +933,8 @@ def routines_reorder(
     json_output: JsonOpt = False,
 ) -> None:
     """Put a routine's exercises in a new order (each keeps its series)."""
+    from ..training import moved, plan_of
+
     language = parse_lang(lang)
     command = _RoutineEdit(db, language, user, routine)
 
@@ -925,6 +957,8 @@ def routines_delete(
     json_output: JsonOpt = False,
 ) -> None:
     """Delete a routine with its exercises (asks first)."""
+    from ..training import routine_json
+
     language = parse_lang(lang)
     command = _RoutineEdit(db, language, user, routine)
 
@@ -966,6 +1000,8 @@ def foods_search(
     json_output: JsonOpt = False,
 ) -> None:
     """Search the bundled food table (values per 100 g); every match is listed."""
+    from .. import catalog
+
     language = parse_lang(lang)
     sort = parse_choice(sort_by, "--sort-by", get_args(catalog.FoodSort), language)
     found, _ = catalog.search_foods(
@@ -1006,6 +1042,8 @@ def exercises_search(
     json_output: JsonOpt = False,
 ) -> None:
     """Search the bundled exercise table; every match is listed."""
+    from .. import catalog
+
     language = parse_lang(lang)
     found, _ = catalog.search_exercises(
         lang=language,

@@ -11,16 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from surefoot import Lang, PendingConfirmation
-from surefoot.ledger import LEDGER_STATES, LedgerState
-
-from ..app import Coach, open_coach
 from ..texts import t
-from ._agent import cli_coach, run_turn
+from ._agent import check_options, cli_coach, run_turn
 from ._base import (
     BaseUrlOpt,
     ConversationOpt,
@@ -43,7 +39,13 @@ from ._base import (
     parse_lang,
 )
 from ._otel import session_tracer
-from ._output import entry_json, report, write_json
+from ._output import approval_commands, entry_json, report, waiting_action, write_json
+
+if TYPE_CHECKING:
+    from surefoot import Lang, PendingConfirmation
+    from surefoot.ledger import LedgerState
+
+    from ..app import Coach
 
 TurnProviderOpt = Annotated[
     str | None,
@@ -56,6 +58,8 @@ TurnProviderOpt = Annotated[
 
 def _open(db: str | None, lang: Lang, user: str) -> Coach:
     """The Coach over an existing database, for commands that do not ask a model."""
+    from ..app import open_coach
+
     existing_store(db, lang, user).db.close()
     return open_coach(db=db_target(db), lang=lang, user=user, tracer=session_tracer(lang))
 
@@ -128,17 +132,16 @@ def approvals_list(
     coach = _open(db, language, user)
     found = coach.agent.pending_confirmations()
     coach.close()
-    rows = [_pending_json(p) for p in found if conversation in (None, p.conversation_id)]
+    chosen = [p for p in found if conversation in (None, p.conversation_id)]
     if json_output:
-        write_json(rows)
+        write_json([_pending_json(p) for p in chosen])
         return
-    if not rows:
+    if not chosen:
         out.print(t(language, "no_approvals_yet"), markup=False)
-    for row in rows:
-        args = json.dumps(row["arguments"], ensure_ascii=False)
-        out.print(f"{row['id']}  {row['conversation_id']}  {row['tool']}({args})", markup=False)
-        if row["question"]:
-            out.print(f"  {row['question']}", markup=False)
+    options = check_options(db, user)
+    for pending in chosen:
+        out.print(f"{pending.id}  {waiting_action(pending, language)}", markup=False)
+        out.print(f"  {approval_commands(pending, language, options)}", markup=False)
 
 
 def _turn_coach(
@@ -336,6 +339,8 @@ def writes(
     """Every write the agent attempted, with its ledger state: where to check a write whose
     outcome was unknown."""
     language = parse_lang(lang)
+    from surefoot.ledger import LEDGER_STATES
+
     chosen = _ledger_state(parse_choice(state, "--state", LEDGER_STATES, language))
     coach = _open(db, language, user)
     entries = coach.agent.writes(conversation_id=conversation, state=chosen)
@@ -352,6 +357,8 @@ def writes(
 
 
 def _ledger_state(value: str | None) -> LedgerState | None:
+    from surefoot.ledger import LEDGER_STATES
+
     for state in LEDGER_STATES:
         if value == state:
             return state

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ..erase import erase_user_data
 from ..texts import t
 from ._base import (
     DbOpt,
@@ -52,6 +51,8 @@ def delete_data(
     try:
         if not yes and not confirmed(t(language, "erase_confirm", user=user), language):
             raise typer.Exit(1)
+        from ..erase import erase_user_data
+
         removed = erase_user_data(store)
     finally:
         store.db.close()

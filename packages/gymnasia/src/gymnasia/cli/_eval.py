@@ -8,15 +8,12 @@ progress bar on stderr while it runs.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-
-from surefoot import Lang, Model
 
 from ..texts import t
 from ._agent import chat_model
@@ -35,6 +32,7 @@ from ._base import (
 )
 
 if TYPE_CHECKING:
+    from surefoot import Lang, Model
     from surefoot.eval import Arm, ArmSummary, Difference, Order, Rate, RunRecord, Task
 
     from ..evalsuite import GymnasiaSuite
@@ -147,7 +145,7 @@ def _run(
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with (
         log.open("w", encoding="utf-8") as lines,
-        Progress(*columns, TimeElapsedColumn(), console=err) as progress,
+        Progress(*columns, TimeElapsedColumn(), console=err.rich) as progress,
     ):
         bar = progress.add_task(t(lang, "eval_progress", runs=total), total=total)
 
@@ -165,6 +163,8 @@ def _run(
             on_run=on_run,
             order=plan.order,
         )
+        import asyncio
+
         return asyncio.run(run)
 
 

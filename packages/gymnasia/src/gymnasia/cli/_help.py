@@ -13,15 +13,16 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Sequence
-from typing import Any, Final
-
-from surefoot import Lang
+from typing import TYPE_CHECKING, Any, Final
 
 from ..i18n import entry, register
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS
 from ..texts import t
 from ._base import SESSION
+
+if TYPE_CHECKING:
+    from surefoot import Lang
 
 _ES_PT: Final[dict[str, tuple[str, str]]] = {
     # -- the words of the help screens themselves ------------------------------------------
@@ -139,6 +140,39 @@ _ES_PT: Final[dict[str, tuple[str, str]]] = {
         "O provedor em que o turno continua (padrão: o que o começou).",
     ),
     # -- the Coach ---------------------------------------------------------------------------
+    "Ask the Coach one thing (one user turn): its reply and, when something was saved or "
+    "waits for your approval, one line saying so.": (
+        (
+            "Pregunta una cosa al Coach (un turno): su respuesta y, si se guardó algo o algo "
+            "espera tu aprobación, una línea que lo dice."
+        ),
+        (
+            "Pergunta uma coisa ao Coach (um turno): a resposta e, se algo foi salvo ou aguarda a "
+            "sua aprovação, uma linha que diz isso."
+        ),
+    ),
+    "Talk with the Coach interactively, with line editing and a history (Ctrl-D leaves; "
+    "Ctrl-C interrupts, exit code 130).": (
+        (
+            "Habla con el Coach en una conversación, con edición de línea e historial (Ctrl-D "
+            "para salir; Ctrl-C interrumpe, código de salida 130)."
+        ),
+        (
+            "Conversa com o Coach, com edição de linha e histórico (Ctrl-D para sair; Ctrl-C "
+            "interrompe, código de saída 130)."
+        ),
+    ),
+    "Also show the trace: each tool call with its arguments and outcome, the stop reason and "
+    "the number of model requests.": (
+        (
+            "Muestra también la traza: cada llamada a una herramienta con sus argumentos y su "
+            "resultado, el motivo de parada y el número de peticiones al modelo."
+        ),
+        (
+            "Mostra também o rastro: cada chamada de ferramenta com seus argumentos e resultado, o "
+            "motivo da parada e o número de requisições ao modelo."
+        ),
+    ),
     "Ask the Coach one thing (one user turn).": (
         "Pregunta una cosa al Coach (un turno).",
         "Pergunta uma coisa ao Coach (um turno).",

@@ -11,9 +11,6 @@ from typing import Annotated
 
 import typer
 
-from surefoot import StoreError
-
-from ..faults import FaultSpecError
 from ..texts import APP_NAME, t
 from ._base import (
     DbOpt,
@@ -63,7 +60,10 @@ def mcp(
     except ImportError:
         raise UsageProblem(t(language, "mcp_not_installed")) from None
 
+    from surefoot import StoreError
+
     from ..app import open_coach
+    from ..faults import FaultSpecError
     from ._otel import session_tracer
 
     tracer = session_tracer(language)

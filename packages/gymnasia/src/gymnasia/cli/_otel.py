@@ -16,12 +16,11 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from surefoot import Lang
-
 from ..texts import t
 from ._base import SESSION, UsageProblem
 
 if TYPE_CHECKING:
+    from surefoot import Lang
     from surefoot.tracing import Tracer
 
 _PROVIDER: list[object] = []  # the process's TracerProvider, once made

@@ -10,9 +10,6 @@ from typing import Annotated, Any, Final
 
 import typer
 
-from surefoot import StoreError
-
-from ..faults import FaultSpecError
 from ..texts import t
 from ._agent import chat_model
 from ._base import (
@@ -142,6 +139,9 @@ def build_app(options: dict[str, Any]) -> Any:
         language,
     )
     tracer = session_tracer(language)
+    from surefoot import StoreError
+
+    from ..faults import FaultSpecError
     from ..web import create_app
 
     fault = options["faults"]

@@ -206,6 +206,8 @@ class Replies:
         """A note deletion's outcome."""
         if isinstance(outcome, Ok):
             return self.t("note_deleted", key=key)
+        if outcome.code == "not_found":  # nothing to delete: said as the reading says it
+            return self.t("note_missing", key=key)
         return self.t("note_not_deleted", key=key, code=outcome.code)
 
     def keys(self, outcome: Outcome) -> str:
