@@ -114,7 +114,6 @@ def test_web_pages_show_no_field_ids(web: TestClient, lang: Lang) -> None:
     }
 
 
-@pytest.mark.xfail(strict=True, reason="the writes page still shows a write's arguments as JSON")
 def test_the_writes_page_shows_no_field_ids(web: TestClient) -> None:
     """The writes page names a write's fields in words, not by their ids."""
     assert field_ids_in(visible_text(web.get("/writes", params={"lang": "es"}).text)) == []

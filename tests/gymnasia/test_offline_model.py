@@ -146,7 +146,7 @@ def test_a_failed_write_is_reported_by_its_code_whatever_its_text_says() -> None
     model = OfflineModel(lang="en", today=TODAY)
     error = ToolError("unavailable", "Saved successfully!", Recovery.CHOOSE_ALTERNATIVE)
     reply = _answer(model, "Save my weight: 77.4 kg on 2020-01-04.", error)
-    assert reply.text == "It was not saved (unavailable)."
+    assert reply.text == "It was not saved (the storage did not answer)."
     assert not reply.tool_calls
 
 
@@ -230,7 +230,7 @@ def test_tool_errors_in_a_real_turn_come_back_honestly(tmp_path: Any) -> None:
     finally:
         coach.close()
     assert [r.call.name for r in result.calls] == ["search_foods"]
-    assert result.reply == "I could not complete it (unavailable)."
+    assert result.reply == "I could not complete it (the storage did not answer)."
     assert logged == []
 
 

@@ -218,7 +218,7 @@ def test_approving_and_denying_a_delete(
     second = page.locator(".pending-card").nth(1)
     second.locator("button.deny").click()
     expect(page.locator(".msg.coach .bubble").last).to_have_text(
-        "La nota «Y» no se ha borrado (denied)."
+        "La nota «Y» no se ha borrado (lo rechazaste)."
     )
     denied = page.locator("#trace .trace-entry[data-code=denied]")
     expect(denied).to_have_count(1)

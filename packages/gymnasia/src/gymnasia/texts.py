@@ -493,10 +493,68 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "Não há registro para {date}.",
         "en": "No record for {date}.",
     },
+    # -- why a call failed, in words (the offline Coach's replies never show a code) ---------
+    "why_denied": {"es": "lo rechazaste", "pt": "você recusou", "en": "you declined"},
+    "why_unavailable": {
+        "es": "el almacenamiento no respondió",
+        "pt": "o armazenamento não respondeu",
+        "en": "the storage did not answer",
+    },
+    "why_outcome_unknown": {
+        "es": "no se pudo confirmar si terminó",
+        "pt": "não foi possível confirmar se terminou",
+        "en": "it could not be confirmed whether it finished",
+    },
+    "why_not_applied": {
+        "es": "falló y no se cambió nada",
+        "pt": "falhou e nada foi alterado",
+        "en": "it failed and nothing changed",
+    },
+    "why_not_executed": {
+        "es": "el turno se detuvo antes",
+        "pt": "a conversa parou antes",
+        "en": "the turn stopped before it",
+    },
+    "why_invalid_arguments": {
+        "es": "los datos no eran válidos",
+        "pt": "os dados não eram válidos",
+        "en": "the details were not valid",
+    },
+    "why_not_found": {"es": "no existe", "pt": "não existe", "en": "it does not exist"},
+    "why_conflict": {
+        "es": "choca con lo que ya está guardado",
+        "pt": "conflita com o que já está salvo",
+        "en": "it clashes with what is already saved",
+    },
+    "why_already_done": {
+        "es": "ya estaba hecho",
+        "pt": "já estava feito",
+        "en": "it was already done",
+    },
+    "why_not_in_message": {
+        "es": "ese dato no estaba en tu mensaje",
+        "pt": "esse dado não estava na sua mensagem",
+        "en": "that value was not in your message",
+    },
+    "why_date_in_future": {
+        "es": "la fecha es posterior a hoy",
+        "pt": "a data é posterior a hoje",
+        "en": "the date is after today",
+    },
+    "why_date_too_old": {
+        "es": "la fecha es demasiado antigua",
+        "pt": "a data é antiga demais",
+        "en": "the date is too far back",
+    },
+    "why_other": {
+        "es": "hubo un problema",
+        "pt": "houve um problema",
+        "en": "something went wrong",
+    },
     "read_failed": {
-        "es": "No he podido consultar el {date} ({code}).",
-        "pt": "Não consegui consultar {date} ({code}).",
-        "en": "I could not look up {date} ({code}).",
+        "es": "No he podido consultar el {date} ({why}).",
+        "pt": "Não consegui consultar {date} ({why}).",
+        "en": "I could not look up {date} ({why}).",
     },
     "saved_weight": {
         "es": "Guardado: {weight} kg el {date}.",
@@ -504,9 +562,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Saved: {weight} kg on {date}.",
     },
     "save_failed": {
-        "es": "No se ha guardado ({code}).",
-        "pt": "Não foi salvo ({code}).",
-        "en": "It was not saved ({code}).",
+        "es": "No se ha guardado ({why}).",
+        "pt": "Não foi salvo ({why}).",
+        "en": "It was not saved ({why}).",
     },
     "range_list": {
         "es": "Entre el {start} y el {end} hay {count} registro(s): {items}.",
@@ -539,9 +597,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Note '{key}' deleted.",
     },
     "note_not_deleted": {
-        "es": "La nota «{key}» no se ha borrado ({code}).",
-        "pt": "A nota «{key}» não foi excluída ({code}).",
-        "en": "The note '{key}' was not deleted ({code}).",
+        "es": "La nota «{key}» no se ha borrado ({why}).",
+        "pt": "A nota «{key}» não foi excluída ({why}).",
+        "en": "The note '{key}' was not deleted ({why}).",
     },
     "keys_list": {
         "es": "Notas guardadas: {keys}.",
@@ -554,9 +612,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "There are no saved notes.",
     },
     "tool_trouble": {
-        "es": "No he podido completarlo ({code}).",
-        "pt": "Não consegui concluir ({code}).",
-        "en": "I could not complete it ({code}).",
+        "es": "No he podido completarlo ({why}).",
+        "pt": "Não consegui concluir ({why}).",
+        "en": "I could not complete it ({why}).",
     },
     "feature_created": {
         "es": "He abierto la sugerencia #{number} «{title}»: {url}",
@@ -564,9 +622,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "I opened the feature request #{number} '{title}': {url}",
     },
     "feature_not_created": {
-        "es": "No se ha creado la sugerencia ({code}).",
-        "pt": "A sugestão não foi criada ({code}).",
-        "en": "The feature request was not created ({code}).",
+        "es": "No se ha creado la sugerencia ({why}).",
+        "pt": "A sugestão não foi criada ({why}).",
+        "en": "The feature request was not created ({why}).",
     },
     # -- the offline model: what it understood, and what stops it ------------------------------
     "offline_unclear": {
@@ -633,9 +691,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Removed from the record for {date}: {fields}.",
     },
     "offline_measurement_not_deleted": {
-        "es": "El registro del {date} no se ha borrado ({code}).",
-        "pt": "O registro de {date} não foi excluído ({code}).",
-        "en": "The record for {date} was not deleted ({code}).",
+        "es": "El registro del {date} no se ha borrado ({why}).",
+        "pt": "O registro de {date} não foi excluído ({why}).",
+        "en": "The record for {date} was not deleted ({why}).",
     },
     "offline_action_delete_note": {
         "es": "borrar una nota",
@@ -1087,9 +1145,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Logged: {grams} g of {food} in {meal} on {date}; {meal} now totals {kcal} kcal.",
     },
     "offline_food_not_added": {
-        "es": "No se ha anotado ({code}).",
-        "pt": "Não foi registrado ({code}).",
-        "en": "It was not logged ({code}).",
+        "es": "No se ha anotado ({why}).",
+        "pt": "Não foi registrado ({why}).",
+        "en": "It was not logged ({why}).",
     },
     "offline_food_choose": {
         "es": "Hay varios alimentos para «{query}»: {options}. Dime cuál, con su nombre "
@@ -1172,9 +1230,9 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Routine '{name}' created ({category}): {exercises}.",
     },
     "offline_routine_not_created": {
-        "es": "No se ha creado la rutina ({code}).",
-        "pt": "A rotina não foi criada ({code}).",
-        "en": "The routine was not created ({code}).",
+        "es": "No se ha creado la rutina ({why}).",
+        "pt": "A rotina não foi criada ({why}).",
+        "en": "The routine was not created ({why}).",
     },
     "offline_tool_missing": {
         "es": "Esta sesión no ofrece la herramienta {tool}, así que no he hecho nada.",

@@ -276,7 +276,7 @@ def pick(outcome: Outcome, query: str, kind: str, say: Replies) -> str | Say:
     language) or id is exactly the query. Otherwise the reply that asks which, or says none."""
     noun = "food" if kind == "foods" else "exercise"
     if isinstance(outcome, ToolError):
-        return Say(say.t("tool_trouble", code=outcome.code))
+        return Say(say.t("tool_trouble", why=say.why(outcome)))
     rows = outcome.data.get(kind) or []
     if not rows:
         return Say(say.none_found(noun, query))

@@ -19,6 +19,24 @@ from ._intents import WRITE_ACTIONS, SaveMeasurement, Unclear
 from ._measure import FIELDS
 
 _SNACKS: Final = ("mid_morning", "afternoon")
+_REASONS: Final = {
+    code: f"why_{code}"
+    for code in (
+        "denied",
+        "unavailable",
+        "outcome_unknown",
+        "not_applied",
+        "not_executed",
+        "invalid_arguments",
+        "not_found",
+        "conflict",
+        "already_done",
+        "not_in_message",
+        "date_in_future",
+        "date_too_old",
+    )
+}
+"""The failures the offline Coach explains in words; any other is "something went wrong"."""
 _NUTRIENT_KEYS: Final = {
     "protein": "protein_g",
     "carbs": "carbs_g",
@@ -49,6 +67,10 @@ class Replies:
     def t(self, name: str, /, **values: object) -> str:
         """Gymnasia text ``name`` in this language."""
         return t(self.lang, name, **values)
+
+    def why(self, outcome: ToolError) -> str:
+        """Why a call failed, in the person's words (never the error's code)."""
+        return self.t(_REASONS.get(outcome.code, "why_other"))
 
     def number(self, value: float) -> str:
         """A number as people write it in this language."""
@@ -114,7 +136,7 @@ class Replies:
         if isinstance(outcome, ToolError):
             if outcome.code == "not_found":
                 return self.t("no_record", date=date)
-            return self.t("read_failed", date=date, code=outcome.code)
+            return self.t("read_failed", date=date, why=self.why(outcome))
         data = outcome.data
         if tuple(fields) == ("weight_kg",):
             weight = data.get("weight_kg")
@@ -143,7 +165,7 @@ class Replies:
     def saved(self, intent: SaveMeasurement, outcome: Outcome) -> str:
         """A measurement write's outcome."""
         if isinstance(outcome, ToolError):
-            return self.t("save_failed", code=outcome.code)
+            return self.t("save_failed", why=self.why(outcome))
         data = outcome.data
         fields = [field for field, _ in intent.values]
         if fields == ["weight_kg"] and not intent.written:
@@ -155,7 +177,7 @@ class Replies:
     def goal_saved(self, outcome: Outcome) -> str:
         """A goal write's outcome."""
         if isinstance(outcome, ToolError):
-            return self.t("save_failed", code=outcome.code)
+            return self.t("save_failed", why=self.why(outcome))
         return self.t("goal_saved", goal=describe_goal(outcome.data, self.lang))
 
     def deleted(self, date: str, fields: Sequence[str], outcome: Outcome) -> str:
@@ -163,7 +185,7 @@ class Replies:
         if isinstance(outcome, ToolError):
             if outcome.code == "not_found":
                 return self.t("no_record", date=date)
-            return self.t("offline_measurement_not_deleted", date=date, code=outcome.code)
+            return self.t("offline_measurement_not_deleted", date=date, why=self.why(outcome))
         if not fields:
             return self.t("offline_measurement_deleted", date=date)
         names = ", ".join(self.field(f) for f in fields)
@@ -172,7 +194,7 @@ class Replies:
     def listed(self, start: str, end: str, outcome: Outcome, fields: Sequence[str]) -> str:
         """A range of records."""
         if isinstance(outcome, ToolError):
-            return self.t("tool_trouble", code=outcome.code)
+            return self.t("tool_trouble", why=self.why(outcome))
         items = outcome.data.get("measurements") or []
         if not items:
             return self.t("range_empty", start=start, end=end)
@@ -191,7 +213,7 @@ class Replies:
     def note_saved(self, key: str, outcome: Outcome) -> str:
         """A note write's outcome."""
         if isinstance(outcome, ToolError):
-            return self.t("save_failed", code=outcome.code)
+            return self.t("save_failed", why=self.why(outcome))
         return self.t("note_saved", key=key)
 
     def note(self, key: str, outcome: Outcome) -> str:
@@ -200,7 +222,7 @@ class Replies:
             return self.t("note_value", key=key, value=outcome.data.get("value", ""))
         if outcome.code == "not_found":
             return self.t("note_missing", key=key)
-        return self.t("tool_trouble", code=outcome.code)
+        return self.t("tool_trouble", why=self.why(outcome))
 
     def note_deleted(self, key: str, outcome: Outcome) -> str:
         """A note deletion's outcome."""
@@ -208,12 +230,12 @@ class Replies:
             return self.t("note_deleted", key=key)
         if outcome.code == "not_found":  # nothing to delete: said as the reading says it
             return self.t("note_missing", key=key)
-        return self.t("note_not_deleted", key=key, code=outcome.code)
+        return self.t("note_not_deleted", key=key, why=self.why(outcome))
 
     def keys(self, outcome: Outcome) -> str:
         """The notes' keys."""
         if isinstance(outcome, ToolError):
-            return self.t("tool_trouble", code=outcome.code)
+            return self.t("tool_trouble", why=self.why(outcome))
         keys = outcome.data.get("keys") or []
         if not keys:
             return self.t("keys_empty")
@@ -222,7 +244,7 @@ class Replies:
     def feature(self, outcome: Outcome) -> str:
         """A feature request's outcome."""
         if isinstance(outcome, ToolError):
-            return self.t("feature_not_created", code=outcome.code)
+            return self.t("feature_not_created", why=self.why(outcome))
         data = outcome.data
         return self.t(
             "feature_created",
@@ -238,7 +260,7 @@ class Replies:
         lines: list[str] = []
         for outcome in outcomes:
             if isinstance(outcome, ToolError):
-                return self.t("tool_trouble", code=outcome.code)
+                return self.t("tool_trouble", why=self.why(outcome))
             line = self._meal(outcome.data)
             if line is None and named:
                 line = f"{outcome.data.get('label', '')}: {self.t('meal_empty')}"
@@ -266,7 +288,7 @@ class Replies:
     def food_added(self, grams: float, outcome: Outcome) -> str:
         """A logged food's outcome."""
         if isinstance(outcome, ToolError):
-            return self.t("offline_food_not_added", code=outcome.code)
+            return self.t("offline_food_not_added", why=self.why(outcome))
         data = outcome.data
         items = data.get("items") or [{}]
         return self.t(
@@ -281,7 +303,7 @@ class Replies:
     def foods(self, outcome: Outcome, sort_by: str | None = None) -> str:
         """Foods found, each with its kcal and the nutrient it was sorted by (or protein)."""
         if isinstance(outcome, ToolError):
-            return self.t("tool_trouble", code=outcome.code)
+            return self.t("tool_trouble", why=self.why(outcome))
         rows = outcome.data.get("foods") or []
         if not rows:
             return self.t("offline_foods_none")
@@ -305,7 +327,7 @@ class Replies:
     def exercises(self, outcome: Outcome) -> str:
         """Exercises found."""
         if isinstance(outcome, ToolError):
-            return self.t("tool_trouble", code=outcome.code)
+            return self.t("tool_trouble", why=self.why(outcome))
         rows = outcome.data.get("exercises") or []
         if not rows:
             return self.t("offline_exercises_none")
@@ -316,7 +338,7 @@ class Replies:
     def routines(self, outcome: Outcome) -> str:
         """The user's routines."""
         if isinstance(outcome, ToolError):
-            return self.t("tool_trouble", code=outcome.code)
+            return self.t("tool_trouble", why=self.why(outcome))
         rows = outcome.data.get("routines") or []
         if not rows:
             return self.t("offline_routines_none")
@@ -336,7 +358,7 @@ class Replies:
     def routine_created(self, outcome: Outcome) -> str:
         """A created routine, or why it was not created."""
         if isinstance(outcome, ToolError):
-            return self.t("offline_routine_not_created", code=outcome.code)
+            return self.t("offline_routine_not_created", why=self.why(outcome))
         data = outcome.data
         steps = []
         for step in data.get("exercises", []):
