@@ -284,7 +284,9 @@ class DurableTurn:
         agent.executor.reconcile(
             conversation_id=turn.conversation_id, lang=agent.lang, orphaned=turn.lease.orphaned
         )
-        return self._progress(turn, await agent._runner.go_on(turn, last, _results(messages)))
+        ended = await agent._runner.go_on(turn, last, _results(messages))
+        agent._runner.flush(turn)  # the round's results: the next step reads them from the journal
+        return self._progress(turn, ended)
 
     def _moved_on(self, turn: Turn, user_turn: int) -> Progress:
         """The conversation went on past this turn (it was finished outside the engine, and
