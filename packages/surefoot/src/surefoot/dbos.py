@@ -151,6 +151,15 @@ class DurableAgent:
             )
         return await self.outcome(workflow_id, after="", handle=handle)
 
+    async def pending(self, conversation_id: str) -> bool:
+        """Whether the conversation's last user turn is a workflow that has not ended (one
+        that waits for a decision, runs, or was queued to run again at a worker's launch)."""
+        user_turn = user_turns(self.agent.journal.load(conversation_id)) - 1
+        if user_turn < 0:
+            return False
+        status = await DBOS.get_workflow_status_async(self.workflow_id(conversation_id, user_turn))
+        return status is not None and status.status in {"PENDING", "ENQUEUED"}
+
     async def decide(self, conversation_id: str, approval: str, *, approved: bool) -> TurnResult:
         """Record a person's decision on the call waiting for it (as ``Agent.decide``: a
         decision never applies to another call) and send it to the turn's workflow; returns
