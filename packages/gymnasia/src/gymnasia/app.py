@@ -217,7 +217,7 @@ async def turn_on_dbos(
     """One turn of ``coach.agent`` as a DBOS workflow (``--engine dbos``), DBOS's tables in
     the app's own PostgreSQL database ``url``. DBOS runs again, at launch, the turns a
     previous run of this machine left unfinished."""
-    with _launched(coach, url) as durable:
+    with dbos_launched(coach, url) as durable:
         return await durable.run_turn(message, conversation_id=conversation_id)
 
 
@@ -228,14 +228,14 @@ async def decide_on_dbos(
     workflow runs again here at launch when no live worker has it, and finishes with the
     decision); None, with nothing decided, when the conversation's last turn is no waiting
     workflow (it ran on the built-in journal)."""
-    with _launched(coach, url) as durable:
+    with dbos_launched(coach, url) as durable:
         if not await durable.pending(conversation_id):
             return None
         return await durable.decide(conversation_id, approval, approved=approved)
 
 
 @contextmanager
-def _launched(coach: Coach, url: str) -> Iterator[DurableAgent]:
+def dbos_launched(coach: Coach, url: str) -> Iterator[DurableAgent]:
     """DBOS launched on ``url`` with ``coach.agent`` registered as its turns' agent."""
     from dbos import DBOS
 

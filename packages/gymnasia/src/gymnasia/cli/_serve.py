@@ -11,10 +11,11 @@ from surefoot import StoreError
 
 from ..faults import FaultSpecError
 from ..texts import t
-from ._agent import chat_model
+from ._agent import chat_model, engine_chosen
 from ._base import (
     BaseUrlOpt,
     DbOpt,
+    EngineOpt,
     FaultOpt,
     KeyOpt,
     LangOpt,
@@ -73,9 +74,11 @@ def serve(
             help="Require this token on every request (cookie, header or ?token= once).",
         ),
     ] = None,
+    engine: EngineOpt = "journal",
 ) -> None:
     """Run the web app: chat with a tool trace, confirmations, and a measurements page."""
     language = parse_lang(lang)
+    on_dbos = engine_chosen(engine, db, language)
     if not _is_loopback(host) and not (allow_remote and access_token):
         raise UsageProblem(t(language, "serve_remote_refused", host=host))
     chosen = chat_model(provider, model, base_url, api_key, timeout, language)
@@ -95,6 +98,7 @@ def serve(
             secrets=(api_key or "",),
             user=user,
             tracer=tracer,
+            engine="dbos" if on_dbos else "journal",
         )
     except FaultSpecError as exc:
         raise UsageProblem(
