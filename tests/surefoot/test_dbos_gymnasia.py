@@ -3,6 +3,7 @@ PostgreSQL database; a SQLite database is refused with one line saying why."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -64,3 +65,43 @@ def test_the_engine_needs_postgresql(tmp_path: Path) -> None:
     assert refused.returncode != 0
     assert "--engine dbos executa os turnos no DBOS" in refused.stderr
     assert not (tmp_path / "g.db").exists()
+
+
+def _gym(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(GYMNASIA), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GYMNASIA_TODAY": "2026-03-02", "GYMNASIA_ENGINE": "dbos"},
+        check=False,
+    )
+
+
+def test_an_approval_from_another_process_reaches_the_waiting_workflow(app_url: str) -> None:
+    """`ask` stops awaiting a decision; `approvals approve` in another process sends it to the
+    workflow, which finishes (SUCCESS in DBOS) with the delete run once."""
+    import psycopg
+
+    assert _gym("ask", "Guarda la nota meta: correr 10 km.", "--db", app_url).returncode == 0
+    asked = _gym("ask", "Borra la nota meta.", "--db", app_url, "--json")
+    assert asked.returncode == 0, asked.stderr[-2000:]
+    paused = json.loads(asked.stdout)
+    assert paused["stop_reason"] == "awaiting_confirmation"
+    pending = paused["pending_confirmation"]
+    with psycopg.connect(app_url) as conn:
+        waiting = conn.execute("SELECT status FROM dbos.workflow_status ORDER BY created_at")
+        assert [r[0] for r in waiting.fetchall()] == ["SUCCESS", "PENDING"]
+
+    approved = _gym("approvals", "approve", pending["id"], "--db", app_url, "--json")
+    assert approved.returncode == 0, approved.stderr[-2000:]
+    result = json.loads(approved.stdout)
+    assert result["stop_reason"] == "completed"
+    assert [c["outcome"] for c in result["tool_calls"]] == [{"ok": {"deleted": "meta"}}]
+    with psycopg.connect(app_url) as conn:
+        ended = conn.execute("SELECT status FROM dbos.workflow_status ORDER BY created_at")
+        assert [r[0] for r in ended.fetchall()] == ["SUCCESS", "SUCCESS"]
+    writes = json.loads(_gym("writes", "--db", app_url, "--json").stdout)
+    deletes = [w for w in writes if w["tool"] == "delete_memory"]
+    assert [w["state"] for w in deletes] == ["committed"]
+    assert json.loads(_gym("export", "--db", app_url).stdout)["memory"] == []

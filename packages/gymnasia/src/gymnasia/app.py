@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import platformdirs
 
@@ -33,6 +34,9 @@ from .offline import OfflineModel
 from .store import GymStore
 from .texts import APP_NAME
 from .tools import build_tools
+
+if TYPE_CHECKING:
+    from surefoot.dbos import DurableAgent
 
 PROVIDER_CHOICES: Final = ("offline", "anthropic", "openai", "google", "openai-chat")
 KEY_VARIABLES: Final = {
@@ -226,6 +230,26 @@ async def turn_on_dbos(
     """One turn of ``coach.agent`` as a DBOS workflow (``--engine dbos``), DBOS's tables in
     the app's own PostgreSQL database ``url``. DBOS runs again, at launch, the turns a
     previous run of this machine left unfinished."""
+    with dbos_launched(coach, url) as durable:
+        return await durable.run_turn(message, conversation_id=conversation_id)
+
+
+async def decide_on_dbos(
+    coach: Coach, url: str, conversation_id: str, approval: str, *, approved: bool
+) -> TurnResult | None:
+    """A person's decision on ``approval`` sent to the DBOS workflow that waits for it (the
+    workflow runs again here at launch when no live worker has it, and finishes with the
+    decision); None, with nothing decided, when the conversation's last turn is no waiting
+    workflow (it ran on the built-in journal)."""
+    with dbos_launched(coach, url) as durable:
+        if not await durable.pending(conversation_id):
+            return None
+        return await durable.decide(conversation_id, approval, approved=approved)
+
+
+@contextmanager
+def dbos_launched(coach: Coach, url: str) -> Iterator[DurableAgent]:
+    """DBOS launched on ``url`` with ``coach.agent`` registered as its turns' agent."""
     from dbos import DBOS
 
     from surefoot.dbos import DurableAgent
@@ -234,6 +258,6 @@ async def turn_on_dbos(
     DBOS(config={"name": "gymnasia", "system_database_url": url, "application_version": "1"})
     DBOS.launch()
     try:
-        return await durable.run_turn(message, conversation_id=conversation_id)
+        yield durable
     finally:
         DBOS.destroy()

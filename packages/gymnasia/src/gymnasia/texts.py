@@ -1589,6 +1589,14 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "en": "Token-protected: open {url}?token=<your token> once in the browser.",
     },
     # -- accounts and workers --------------------------------------------------------------
+    "serve_dbos_alone": {
+        "es": "serve --engine dbos atiende a una sola persona en un solo proceso: no se combina "
+        "con cuentas ni con --workers.",
+        "pt": "serve --engine dbos atende uma só pessoa em um só processo: não se combina com "
+        "contas nem com --workers.",
+        "en": "serve --engine dbos serves one person in one process: it does not combine with "
+        "accounts or --workers.",
+    },
     "serve_workers_sqlite": {
         "es": "--workers {workers} necesita PostgreSQL: un archivo SQLite ({url}) lo sirve un "
         "solo proceso. Usa --workers 1, o --db postgresql://... para varios procesos.",

@@ -42,6 +42,7 @@ from ._runner import Turn, finished, turn_history, unanswered, user_turns
 
 if TYPE_CHECKING:
     from ._loop import Agent
+    from ._runner import EventHandler
     from ._tools import Tool
 
 StepKind = Literal["begin", "model", "tools"]
@@ -145,10 +146,18 @@ def _retrying(tool: Tool, engine: Engine, retry: Retry) -> Callable[..., Any]:
 class DurableTurn:
     """One user turn of ``agent`` as an engine's workflow (the module docstring)."""
 
-    def __init__(self, agent: Agent, engine: Engine, *, hold_wait: float = 0.5) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        engine: Engine,
+        *,
+        hold_wait: float = 0.5,
+        listener: Callable[[], EventHandler | None] = lambda: None,
+    ) -> None:
         self.agent = agent
         self.engine = engine
         self.hold_wait = hold_wait
+        self.listener = listener  # who hears a step's events as it runs (a recorded one: none)
         self.requests = 0
         self.usage = Usage()
         self._held: tuple[ExitStack, Lease] | None = None
@@ -223,7 +232,7 @@ class DurableTurn:
         turn the conversation went past is only read: ``_moved_on``)."""
         agent = self.agent
         messages = agent.journal.load(conversation_id)
-        turn = agent._turn(conversation_id, lease, messages, None, user_turn)
+        turn = agent._turn(conversation_id, lease, messages, self.listener(), user_turn)
         if messages and not isinstance(messages[-1], UserMessage):
             agent._rebuild(turn, turn_history(messages))
         turn.usage = self.usage
@@ -284,7 +293,9 @@ class DurableTurn:
         agent.executor.reconcile(
             conversation_id=turn.conversation_id, lang=agent.lang, orphaned=turn.lease.orphaned
         )
-        return self._progress(turn, await agent._runner.go_on(turn, last, _results(messages)))
+        ended = await agent._runner.go_on(turn, last, _results(messages))
+        agent._runner.flush(turn)  # the round's results: the next step reads them from the journal
+        return self._progress(turn, ended)
 
     def _moved_on(self, turn: Turn, user_turn: int) -> Progress:
         """The conversation went on past this turn (it was finished outside the engine, and

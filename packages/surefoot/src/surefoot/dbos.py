@@ -24,7 +24,8 @@ Without this module nothing imports DBOS.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 try:
@@ -37,7 +38,7 @@ from ._engine import DurableTurn, Progress, Retry, RetryableStepError, StepKind,
 from ._exceptions import ConfigurationError
 from ._loop import Agent, new_conversation_id
 from ._result import TurnResult
-from ._runner import user_turns
+from ._runner import EventHandler, user_turns
 
 __all__ = ["DbosEngine", "DurableAgent", "Retry"]
 
@@ -46,6 +47,8 @@ WORKFLOW: Final = "surefoot.turn"
 POLL_SECONDS: Final = 0.1
 """How often a turn running in another worker is looked at for its end."""
 _AGENTS: dict[str, DurableAgent] = {}
+_LISTENERS: dict[str, EventHandler] = {}
+"""Who hears the events of a workflow's steps while they run in this process, by its id."""
 
 
 class DbosEngine:
@@ -101,7 +104,10 @@ async def _turn_workflow(name: str, conversation_id: str, text: str, user_turn: 
     if durable is None:
         msg = f"no DurableAgent named {name!r} in this worker: create it before DBOS.launch()"
         raise ConfigurationError(msg)
-    turn = DurableTurn(durable.agent, durable.engine)
+    workflow_id = DBOS.workflow_id
+    turn = DurableTurn(
+        durable.agent, durable.engine, listener=lambda: _LISTENERS.get(workflow_id or "")
+    )
     return await turn.run(conversation_id, text, user_turn)
 
 
@@ -140,16 +146,33 @@ class DurableAgent:
         """The id of the workflow of user turn ``user_turn`` (0-based) of a conversation."""
         return f"surefoot:{self.name}:{self.agent.journal.user}:{conversation_id}:{user_turn}"
 
-    async def run_turn(self, user_text: str, *, conversation_id: str | None = None) -> TurnResult:
-        """Run one user turn as a workflow; returns when it ends or waits for a person."""
+    async def run_turn(
+        self,
+        user_text: str,
+        *,
+        conversation_id: str | None = None,
+        on_event: EventHandler | None = None,
+    ) -> TurnResult:
+        """Run one user turn as a workflow; returns when it ends or waits for a person.
+        ``on_event`` hears the events of the steps that run in this process (text deltas as
+        they arrive, each call as it completes); a step's recorded result is what counts."""
         conversation_id = conversation_id or new_conversation_id()
         user_turn = user_turns(self.agent.journal.load(conversation_id))
         workflow_id = self.workflow_id(conversation_id, user_turn)
-        with SetWorkflowID(workflow_id):
+        with _listening(workflow_id, on_event), SetWorkflowID(workflow_id):
             handle = await DBOS.start_workflow_async(
                 _turn_workflow, self.name, conversation_id, user_text, user_turn
             )
-        return await self.outcome(workflow_id, after="", handle=handle)
+            return await self.outcome(workflow_id, after="", handle=handle)
+
+    async def pending(self, conversation_id: str) -> bool:
+        """Whether the conversation's last user turn is a workflow that has not ended (one
+        that waits for a decision, runs, or was queued to run again at a worker's launch)."""
+        user_turn = user_turns(self.agent.journal.load(conversation_id)) - 1
+        if user_turn < 0:
+            return False
+        status = await DBOS.get_workflow_status_async(self.workflow_id(conversation_id, user_turn))
+        return status is not None and status.status in {"PENDING", "ENQUEUED"}
 
     async def decide(self, conversation_id: str, approval: str, *, approved: bool) -> TurnResult:
         """Record a person's decision on the call waiting for it (as ``Agent.decide``: a
@@ -159,10 +182,23 @@ class DurableAgent:
         if not self.agent.decide(conversation_id, approval, approved=approved):
             msg = f"{approval!r} is not the call waiting in {conversation_id!r}"
             raise ConfigurationError(msg)
+        return await self.deliver(conversation_id, approval, approved=approved)
+
+    async def deliver(
+        self,
+        conversation_id: str,
+        approval: str,
+        *,
+        approved: bool,
+        on_event: EventHandler | None = None,
+    ) -> TurnResult:
+        """Send a decision already recorded in the journal to the turn's workflow; returns
+        when the turn ends or waits again (``on_event`` as in ``run_turn``)."""
         user_turn = user_turns(self.agent.journal.load(conversation_id)) - 1
         workflow_id = self.workflow_id(conversation_id, user_turn)
-        await DBOS.send_async(workflow_id, approved, topic=approval)
-        return await self.outcome(workflow_id, after=approval)
+        with _listening(workflow_id, on_event):
+            await DBOS.send_async(workflow_id, approved, topic=approval)
+            return await self.outcome(workflow_id, after=approval)
 
     async def outcome(
         self,
@@ -194,6 +230,17 @@ class DurableAgent:
         for status in found:
             DBOS.resume_workflow(status.workflow_id)
         return [status.workflow_id for status in found]
+
+
+@contextmanager
+def _listening(workflow_id: str, on_event: EventHandler | None) -> Iterator[None]:
+    if on_event is not None:
+        _LISTENERS[workflow_id] = on_event
+    try:
+        yield
+    finally:
+        if _LISTENERS.get(workflow_id) is on_event:
+            _LISTENERS.pop(workflow_id, None)
 
 
 async def _paused(workflow_id: str, key: str) -> TurnResult:

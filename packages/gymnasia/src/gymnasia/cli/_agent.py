@@ -190,7 +190,7 @@ def ask(
     """Ask the Coach one thing (one user turn): its reply and, when something was saved or
     waits for your approval, one line saying so."""
     language = parse_lang(lang)
-    on_dbos = _engine(engine, db, language)
+    on_dbos = engine_chosen(engine, db, language)
     streaming = (not json_output) if stream is None else stream
     coach = cli_coach(
         db=db,
@@ -221,7 +221,7 @@ def ask(
     report(result, coach, json_output=json_output, printer=printer, trace=trace, options=options)
 
 
-def _engine(engine: str, db: str | None, lang: Lang) -> bool:
+def engine_chosen(engine: str, db: str | None, lang: Lang) -> bool:
     """Whether the turn runs on DBOS (``--engine dbos``): only on a PostgreSQL database, and
     with the dbos package installed."""
     if engine == "journal":

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..texts import t
-from ._agent import check_options, cli_coach, run_turn
+from ._agent import check_options, cli_coach, engine_chosen, run_turn
 from ._base import (
     BaseUrlOpt,
     ConversationOpt,
     DbOpt,
+    EngineOpt,
     GitHubApiOpt,
     JsonOpt,
     KeyOpt,
@@ -42,7 +43,7 @@ from ._otel import session_tracer
 from ._output import approval_commands, entry_json, report, waiting_action, write_json
 
 if TYPE_CHECKING:
-    from surefoot import Lang, PendingConfirmation
+    from surefoot import Lang, PendingConfirmation, TurnResult
     from surefoot.ledger import LedgerState
 
     from ..app import Coach
@@ -198,6 +199,7 @@ def _decide(
     *,
     approved: bool,
     json_output: bool,
+    on_dbos: bool = False,
 ) -> None:
     lister = _open(db, lang, user)
     found = [
@@ -211,12 +213,28 @@ def _decide(
     cid = found[0].conversation_id
     coach = _turn_coach(db, cid, lang, user, **options)
     try:
-        if not coach.agent.decide(cid, approval, approved=approved):
-            raise UsageProblem(t(lang, "no_pending_action", id=approval))
-        result = run_turn(coach, lang, coach.agent.resume(cid))
+        decided = _decided(coach, db_target(db) if on_dbos else None, cid, approval, approved)
+        result = run_turn(coach, lang, decided)
     finally:
         coach.close()
     report(result, coach, json_output=json_output)
+
+
+async def _decided(
+    coach: Coach, engine_url: str | None, cid: str, approval: str, approved: bool
+) -> TurnResult:
+    """The decision recorded and the turn finished: by the DBOS workflow that waits for it
+    (``engine_url``: ``--engine dbos``), else, or when the turn is no waiting workflow, on the
+    journal."""
+    if engine_url is not None:
+        from ..app import decide_on_dbos
+
+        result = await decide_on_dbos(coach, engine_url, cid, approval, approved=approved)
+        if result is not None:
+            return result
+    if not coach.agent.decide(cid, approval, approved=approved):
+        raise UsageProblem(t(coach.agent.lang, "no_pending_action", id=approval))
+    return await coach.agent.resume(cid)
 
 
 @approvals_app.command("approve")
@@ -234,6 +252,7 @@ def approvals_approve(
     lang: LangOpt = "es",
     user: UserOpt = "default",
     json_output: JsonOpt = False,
+    engine: EngineOpt = "journal",
 ) -> None:
     """Approve a pending action: it runs now, once, and the turn continues on its model."""
     options = {
@@ -246,8 +265,17 @@ def approvals_approve(
         "github_api_url": github_api_url,
     }
     language = parse_lang(lang)
+    on_dbos = engine_chosen(engine, db, language)
     _decide(
-        db, approval, conversation, language, user, options, approved=True, json_output=json_output
+        db,
+        approval,
+        conversation,
+        language,
+        user,
+        options,
+        approved=True,
+        json_output=json_output,
+        on_dbos=on_dbos,
     )
 
 
@@ -266,6 +294,7 @@ def approvals_deny(
     lang: LangOpt = "es",
     user: UserOpt = "default",
     json_output: JsonOpt = False,
+    engine: EngineOpt = "journal",
 ) -> None:
     """Refuse a pending action: it does not run, and the Coach (its model) is told so."""
     options = {
@@ -278,8 +307,17 @@ def approvals_deny(
         "github_api_url": github_api_url,
     }
     language = parse_lang(lang)
+    on_dbos = engine_chosen(engine, db, language)
     _decide(
-        db, approval, conversation, language, user, options, approved=False, json_output=json_output
+        db,
+        approval,
+        conversation,
+        language,
+        user,
+        options,
+        approved=False,
+        json_output=json_output,
+        on_dbos=on_dbos,
     )
 
 

@@ -11,10 +11,11 @@ from typing import Annotated, Any, Final
 import typer
 
 from ..texts import t
-from ._agent import chat_model
+from ._agent import chat_model, engine_chosen
 from ._base import (
     BaseUrlOpt,
     DbOpt,
+    EngineOpt,
     FaultOpt,
     KeyOpt,
     LangOpt,
@@ -80,10 +81,12 @@ def serve(
         int,
         typer.Option("--workers", min=1, help="Worker processes (more than 1: PostgreSQL only)."),
     ] = 1,
+    engine: EngineOpt = "journal",
 ) -> None:
     """Run the web app: chat with a tool trace and confirmations, and pages for your data and
     for the Coach's writes."""
     language = parse_lang(lang)
+    on_dbos = engine_chosen(engine, db, language)
     target = db_target(db)
     if workers > 1 and not target.startswith(("postgresql://", "postgres://")):
         shown = target.removeprefix("sqlite:///")
@@ -100,9 +103,13 @@ def serve(
         "access_token": access_token or None,
         "today": today,
         "user": user,
+        "engine": "dbos" if on_dbos else "journal",
     }
     web_app = build_app(options)
     accounts = web_app.state.accounts
+    if on_dbos and (workers > 1 or accounts.enabled):
+        web_app.state.coach.close()
+        raise UsageProblem(t(language, "serve_dbos_alone"))
     if not _is_loopback(host) and not (allow_remote and (access_token or accounts.enabled)):
         web_app.state.coach.close()
         raise UsageProblem(t(language, "serve_remote_refused", host=host))
@@ -156,6 +163,7 @@ def build_app(options: dict[str, Any]) -> Any:
             secrets=(options["api_key"] or "",),
             user=options["user"],
             tracer=tracer,
+            engine=options["engine"],
         )
     except FaultSpecError as exc:
         raise UsageProblem(t(language, "bad_fault", value=" ".join(fault), reason=exc)) from None

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import hashlib
 import json
 import logging
@@ -42,7 +43,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from importlib.resources import files
-from typing import Annotated, Any, Final, assert_never
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, assert_never
 
 from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -86,7 +87,7 @@ from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
 from .. import render
-from ..app import Coach, open_coach
+from ..app import Coach, dbos_launched, open_coach
 from ..checks import check_link
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
@@ -116,6 +117,9 @@ from ._pages import PageContext, chat_page, measurements_page, token_page, write
 from ._security import MAX_BODY, Guard
 from ._signin import health_routes, signin_routes
 from ._words import action, call_words
+
+if TYPE_CHECKING:
+    from surefoot.dbos import DurableAgent
 
 logger = logging.getLogger("gymnasia.web")
 
@@ -208,6 +212,7 @@ def create_app(
     tracer: Tracer | None = None,
     session_seconds: float = SESSION_SECONDS,
     signin_limits: Limits | None = None,
+    engine: Literal["journal", "dbos"] = "journal",
 ) -> FastAPI:
     """The web app over a Coach opened on ``db`` (the offline model unless ``model``).
 
@@ -216,6 +221,8 @@ def create_app(
     ``allowed_hosts``); with one, every route requires it. ``tracer`` observes the Coach's
     turns (``open_coach``). When ``db`` has accounts, every route but sign-in asks for one
     and serves that account's data (``_accounts``); sessions last ``session_seconds``.
+    turns (``open_coach``). ``engine="dbos"`` runs its turns as DBOS workflows in ``db`` (a
+    PostgreSQL database), DBOS launched with the app.
     """
 
     def coach_of(user: str, database: Database | None = None) -> Coach:
@@ -248,11 +255,14 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await web.drain()
-            coach.close()
+        with ExitStack() as engine_stack:
+            if engine == "dbos":
+                web.durable = engine_stack.enter_context(dbos_launched(coach, db))
+            try:
+                yield
+            finally:
+                await web.drain()
+                coach.close()
 
     app = FastAPI(
         title=f"{APP_NAME} Coach",
@@ -299,6 +309,7 @@ class _Web:
         self.static = {name: _static(name) for name in STATIC_TYPES}
         digest = hashlib.sha256(b"".join(self.static.values())).hexdigest()
         self.asset_version = digest[:12]
+        self.durable: DurableAgent | None = None  # turns on DBOS: its workflows hold the chat
 
     @property
     def coach(self) -> Coach:
@@ -396,6 +407,8 @@ class _Web:
             refused = refusal()
             if refused is not None:
                 return refused
+            if self.durable is not None:
+                held.close()  # on DBOS each step of the workflow holds the conversation itself
             response = await self.stream(conversation_id, run, lease, held, lang)
             started = True
             return response
@@ -933,12 +946,10 @@ def _turn_api(app: FastAPI, web: _Web) -> None:
         cid = body.conversation_id or _new_conversation_id()
         lang = body.lang or web.lang
         agent = web.coach.agent_for(lang)
-        return await web.locked_turn(
-            cid,
-            lambda: web.chat_refusal(cid, lang),
-            lambda on_event, lease: _chat_turn(agent, body.message, cid, on_event, lease),
-            lang,
-        )
+        run: RunTurn = functools.partial(_chat_turn, agent, body.message, cid)
+        if web.durable is not None:
+            run = functools.partial(_dbos_chat, web.durable, body.message, cid)
+        return await web.locked_turn(cid, lambda: web.chat_refusal(cid, lang), run, lang)
 
     @app.post("/api/approvals/{conversation_id}/{approval_id}")
     async def approval(
@@ -946,12 +957,48 @@ def _turn_api(app: FastAPI, web: _Web) -> None:
     ) -> Response:
         lang = body.lang or web.lang
         agent = web.coach.agent_for(lang)
+        durable = web.durable
+        run: RunTurn = (
+            functools.partial(_dbos_decided, durable, conversation_id, approval_id, body.approved)
+            if durable is not None
+            else lambda on_event, lease: agent.resume(
+                conversation_id, on_event=on_event, lease=lease
+            )
+        )
         return await web.locked_turn(
             conversation_id,
             lambda: web.decide(conversation_id, approval_id, approved=body.approved, lang=lang),
-            lambda on_event, lease: agent.resume(conversation_id, on_event=on_event, lease=lease),
+            run,
             lang,
         )
+
+
+async def _dbos_chat(
+    durable: DurableAgent,
+    message: str,
+    conversation_id: str,
+    on_event: Callable[[TurnEvent], Awaitable[None]],
+    _lease: Lease,
+) -> TurnResult:
+    """A new message as a DBOS workflow, its steps' events streamed as they run here."""
+    return await durable.run_turn(message, conversation_id=conversation_id, on_event=on_event)
+
+
+async def _dbos_decided(
+    durable: DurableAgent,
+    conversation_id: str,
+    approval: str,
+    approved: bool,
+    on_event: Callable[[TurnEvent], Awaitable[None]],
+    _lease: Lease,
+) -> TurnResult:
+    """A decision (recorded) sent to the workflow that waits for it; a turn that ran on the
+    journal is finished there."""
+    if await durable.pending(conversation_id):
+        return await durable.deliver(
+            conversation_id, approval, approved=approved, on_event=on_event
+        )
+    return await durable.agent.resume(conversation_id, on_event=on_event)
 
 
 async def _chat_turn(
