@@ -1718,7 +1718,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     "rule_record_measurement": {"es": "una medición", "pt": "uma medição", "en": "a measurement"},
     "confirm_clear_fields": {
         "es": "¿Borrar {values} del registro del {date}?",
-        "pt": "Apagar {values} do registro de {date}?",
+        "pt": "Excluir {values} do registro de {date}?",
         "en": "Delete {values} from the record of {date}?",
     },
     "rule_record_meal": {"es": "una comida", "pt": "uma refeição", "en": "a meal"},

@@ -590,6 +590,179 @@ _ES_PT: Final[dict[str, tuple[str, str]]] = {
         "Lista los objetivos guardados: por medida, su valor y, si la hay, su fecha.",
         "Lista as metas salvas: por medida, o valor e, se houver, a data.",
     ),
+    # -- accounts, the evaluation, the engine, and the rules in the data commands --------
+    "Accounts for the web app: who may sign in, and as whom.": (
+        ("Cuentas de la app web: quién puede entrar y como quién."),
+        ("Contas do app web: quem pode entrar e como quem."),
+    ),
+    "Add an account: a password asked twice (never echoed, stored only as an Argon2 "
+    "hash), or with --link a one-time link whose opener chooses it.": (
+        (
+            "Añade una cuenta: la contraseña se pide dos veces (nunca se muestra y solo se "
+            "guarda su hash Argon2), o con --link un enlace de un solo uso con el que quien "
+            "lo abra la elige."
+        ),
+        (
+            "Adiciona uma conta: a senha é pedida duas vezes (nunca aparece na tela e só o "
+            "hash Argon2 é armazenado), ou com --link um link de uso único com o qual quem o "
+            "abrir escolhe a senha."
+        ),
+    ),
+    "Comma-separated: contract, plain, no-recovery, naive.": (
+        ("Separados por comas: contract, plain, no-recovery, naive."),
+        ("Separados por vírgulas: contract, plain, no-recovery, naive."),
+    ),
+    "Correct an existing measurement: given fields replace, --clear empties, the "
+    "rest is kept; --new-date moves it (exit 1 when the date has no record). A new "
+    "date after today is refused; a value far from the nearest other record is "
+    "asked about (--yes: not).": (
+        (
+            "Corrige una medida existente: los campos indicados se sustituyen, --clear los "
+            "vacía y el resto se conserva; --new-date la cambia de fecha (sale con 1 si esa "
+            "fecha no tiene registro). Una fecha nueva posterior a hoy se rechaza; un valor "
+            "muy lejos del registro más cercano se pregunta (--yes: no se pregunta)."
+        ),
+        (
+            "Corrige uma medida existente: os campos informados são substituídos, --clear "
+            "os esvazia e o resto é mantido; --new-date muda a data (sai com 1 se a data "
+            "não tem registro). Uma data nova posterior a hoje é recusada; um valor muito "
+            "distante do registro mais próximo é perguntado (--yes: não pergunta)."
+        ),
+    ),
+    "Correct one logged food: its amount, the food, its meal or its date (exit 1 "
+    "when there is no such item; a date after today is refused). Prints the meal it "
+    "is now in.": (
+        (
+            "Corrige un alimento anotado: su cantidad, el alimento, la comida o la fecha "
+            "(sale con 1 si no existe; una fecha posterior a hoy se rechaza). Muestra la "
+            "comida en la que queda."
+        ),
+        (
+            "Corrige um alimento registrado: a quantidade, o alimento, a refeição ou a data "
+            "(sai com 1 se ele não existe; uma data posterior a hoje é recusada). Mostra a "
+            "refeição em que ele fica."
+        ),
+    ),
+    "Directory for the log, summary and charts.": (
+        ("Carpeta para el registro, el resumen y los gráficos."),
+        ("Pasta para o log, o resumo e os gráficos."),
+    ),
+    "List the suite's tasks, then exit.": (
+        ("Lista las tareas de la batería y termina."),
+        ("Lista as tarefas da bateria e sai."),
+    ),
+    "Load what 'gymnasia export' wrote into --user's data, all of it or nothing: a "
+    "malformed file (or one naming an unknown food or exercise, or dated after "
+    "today) changes nothing, and a user who already has data is refused unless "
+    "--replace. Reads at most 64 MiB, and only a regular file or '-'.": (
+        (
+            "Carga lo que escribió 'gymnasia export' en los datos de --user, todo o nada: "
+            "un archivo mal formado (o que nombra un alimento o ejercicio desconocido, o "
+            "con fechas posteriores a hoy) no cambia nada, y un usuario que ya tiene datos "
+            "se rechaza salvo con --replace. Lee como mucho 64 MiB, y solo un archivo "
+            "normal o '-'."
+        ),
+        (
+            "Carrega o que 'gymnasia export' escreveu nos dados de --user, tudo ou nada: um "
+            "arquivo malformado (ou que cita um alimento ou exercício desconhecido, ou com "
+            "datas posteriores a hoje) não muda nada, e um usuário que já tem dados é "
+            "recusado, a não ser com --replace. Lê no máximo 64 MiB, e só um arquivo comum "
+            "ou '-'."
+        ),
+    ),
+    "Log an amount of one food in one meal (adds an item; never replaces); a date "
+    "after today is refused.": (
+        (
+            "Anota una cantidad de un alimento en una comida (añade un elemento; nunca "
+            "sustituye); una fecha posterior a hoy se rechaza."
+        ),
+        (
+            "Registra uma quantidade de um alimento em uma refeição (adiciona um item; "
+            "nunca substitui); uma data posterior a hoje é recusada."
+        ),
+    ),
+    "Measure how the model recovers from tool failures, with and without the contract.": (
+        (
+            "Mide cómo se recupera el modelo de los fallos de las herramientas, con el "
+            "contrato y sin él."
+        ),
+        ("Mede como o modelo se recupera das falhas das ferramentas, com o contrato e sem ele."),
+    ),
+    "Print a one-time sign-in link instead of asking.": (
+        ("Muestra un enlace de acceso de un solo uso en lugar de preguntar."),
+        ("Mostra um link de acesso de uso único em vez de perguntar."),
+    ),
+    "Read the password from stdin (scripts).": (
+        ("Lee la contraseña de la entrada estándar (para scripts)."),
+        ("Lê a senha da entrada padrão (para scripts)."),
+    ),
+    "Runs of each task in each arm.": (
+        ("Ejecuciones de cada tarea en cada brazo."),
+        ("Execuções de cada tarefa em cada braço."),
+    ),
+    "Save (upsert) a measurement directly: given fields replace, the others are "
+    "kept. A date after today is refused; a value far from the nearest record is "
+    "asked about (--yes: not).": (
+        (
+            "Guarda una medida directamente (crea o actualiza): los campos indicados se "
+            "sustituyen y los demás se conservan. Una fecha posterior a hoy se rechaza; un "
+            "valor muy lejos del registro más cercano se pregunta (--yes: no se pregunta)."
+        ),
+        (
+            "Salva uma medida diretamente (cria ou atualiza): os campos informados são "
+            "substituídos e os demais mantidos. Uma data posterior a hoje é recusada; um "
+            "valor muito distante do registro mais próximo é perguntado (--yes: não "
+            "pergunta)."
+        ),
+    ),
+    "Save a value that is allowed but unlikely without asking.": (
+        ("Guarda sin preguntar un valor permitido pero poco probable."),
+        ("Salva sem perguntar um valor permitido mas pouco provável."),
+    ),
+    "Task ids or prefixes (measure.), comma-separated.": (
+        ("Identificadores o prefijos de tareas (measure.), separados por comas."),
+        ("Identificadores ou prefixos de tarefas (measure.), separados por vírgulas."),
+    ),
+    "The account's name (its --user).": (
+        ("El nombre de la cuenta (su --user)."),
+        ("O nome da conta (seu --user)."),
+    ),
+    "The accounts, one name a line.": (
+        ("Las cuentas, un nombre por línea."),
+        ("As contas, um nome por linha."),
+    ),
+    "The web app's address, for the link.": (
+        ("La dirección de la app web, para el enlace."),
+        ("O endereço do app web, para o link."),
+    ),
+    "Where turns run: 'journal' (built in) or 'dbos' (each turn a DBOS workflow, "
+    "its state in the same PostgreSQL database as --db).": (
+        (
+            "Dónde se ejecutan los turnos: 'journal' (el propio) o 'dbos' (cada turno, un "
+            "flujo de DBOS, con su estado en la misma base de datos PostgreSQL que --db)."
+        ),
+        (
+            "Onde os turnos rodam: 'journal' (o próprio) ou 'dbos' (cada turno, um fluxo do "
+            "DBOS, com o estado no mesmo banco de dados PostgreSQL de --db)."
+        ),
+    ),
+    "Worker processes (more than 1: PostgreSQL only).": (
+        ("Procesos de trabajo (más de 1: solo con PostgreSQL)."),
+        ("Processos de trabalho (mais de 1: só com PostgreSQL)."),
+    ),
+    "interleaved (arms task by task) or by-arm (one arm's tasks, then the next: a "
+    "local server's prompt cache stays warm).": (
+        (
+            "interleaved (los brazos tarea a tarea) o by-arm (las tareas de un brazo y "
+            "luego las del siguiente: la caché de prompts de un servidor local se mantiene "
+            "caliente)."
+        ),
+        (
+            "interleaved (os braços tarefa a tarefa) ou by-arm (as tarefas de um braço e "
+            "depois as do seguinte: o cache de prompts de um servidor local continua "
+            "quente)."
+        ),
+    ),
 }
 
 _FIELD: Final[dict[Lang, str]] = {
