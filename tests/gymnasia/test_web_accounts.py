@@ -455,3 +455,16 @@ def _wait_ready(base: str) -> None:
             pass
         time.sleep(0.2)
     pytest.fail("serve --workers 2 was not ready")
+
+
+def test_serve_on_dbos_serves_one_person_in_one_process(pg_url: str) -> None:
+    """``serve --engine dbos`` runs one person's turns in one process: with ``--workers 2``, or
+    on a database that has accounts, it stops before serving and says why."""
+    two = _cli("serve", "--db", pg_url, "--engine", "dbos", "--workers", "2", "--lang", "en")
+    assert two.returncode == 2, two.stderr
+    assert "one person in one process" in two.stderr
+    assert "Traceback" not in two.stderr
+    _seed(pg_url)
+    accounts = _cli("serve", "--db", pg_url, "--engine", "dbos", "--lang", "es")
+    assert accounts.returncode == 2, accounts.stderr
+    assert "una sola persona" in accounts.stderr

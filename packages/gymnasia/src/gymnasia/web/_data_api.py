@@ -177,10 +177,10 @@ Raw = Annotated[dict[str, Any], Body()]
 
 
 def _meal_routes(app: FastAPI, api: DataApi) -> None:
-    store = api.store
 
     @app.post("/api/meals/edit")
     async def edit_meal(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(MealEdit, raw, lang)
         if isinstance(body, Response):
@@ -193,6 +193,7 @@ def _meal_routes(app: FastAPI, api: DataApi) -> None:
 
     @app.post("/api/meals/delete")
     async def delete_meal(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(MealRef, raw, lang)
         if isinstance(body, Response):
@@ -205,10 +206,10 @@ def _meal_routes(app: FastAPI, api: DataApi) -> None:
 
 
 def _routine_routes(app: FastAPI, api: DataApi) -> None:
-    store = api.store
 
     @app.post("/api/routines/edit")
     async def rename_routine(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(RoutineEdit, raw, lang)
         if isinstance(body, Response):
@@ -224,6 +225,7 @@ def _routine_routes(app: FastAPI, api: DataApi) -> None:
 
     @app.post("/api/routines/delete")
     async def delete_routine(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(RoutineRef, raw, lang)
         if isinstance(body, Response):
@@ -236,10 +238,10 @@ def _routine_routes(app: FastAPI, api: DataApi) -> None:
 
 
 def _note_routes(app: FastAPI, api: DataApi) -> None:
-    store = api.store
 
     @app.post("/api/notes/edit")
     async def edit_note(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(NoteEdit, raw, lang)
         if isinstance(body, Response):
@@ -257,6 +259,7 @@ def _note_routes(app: FastAPI, api: DataApi) -> None:
 
     @app.post("/api/notes/delete")
     async def delete_note(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(NoteRef, raw, lang)
         if isinstance(body, Response):
@@ -268,10 +271,10 @@ def _note_routes(app: FastAPI, api: DataApi) -> None:
 
 
 def _goal_routes(app: FastAPI, api: DataApi) -> None:
-    store = api.store
 
     @app.post("/api/goals/edit")
     async def edit_goal(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(GoalEdit, raw, lang)
         if isinstance(body, Response):
@@ -293,6 +296,7 @@ def _goal_routes(app: FastAPI, api: DataApi) -> None:
 
     @app.post("/api/goals/delete")
     async def delete_goal(request: Request, raw: Raw) -> Response:
+        store = api.store
         lang = api.lang_of(request)
         body = api.parse(GoalRef, raw, lang)
         if isinstance(body, Response):
