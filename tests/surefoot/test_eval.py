@@ -9,6 +9,7 @@ import json
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ from surefoot.eval import (
     Arm,
     Fault,
     Presented,
+    Rate,
     RunRecord,
     RunView,
     Task,
@@ -331,6 +333,11 @@ def test_wilson_interval() -> None:
     assert wilson(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-4)
     assert wilson(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-4)
     assert wilson(0, 0) is None
+    assert all(
+        wilson(k, n)[0] <= k / n <= wilson(k, n)[1] for n in range(1, 40) for k in range(n + 1)
+    )  # type: ignore[index]
+    assert wilson(0, 6)[0] == 0.0  # type: ignore[index]
+    assert wilson(6, 6)[1] == 1.0  # type: ignore[index]
 
 
 def _written(key: str, state: Any, text: str = "rice") -> LedgerEntry:
@@ -420,6 +427,14 @@ def test_a_chart_per_arm(tmp_path: Path) -> None:
     paths = write_charts(summaries, tmp_path, title="follower")
     assert [p.name for p in paths] == [f"chart-{arm}.png" for arm in ARMS]
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in paths)
+
+
+def test_a_chart_draws_a_rate_of_zero_and_of_one(tmp_path: Path) -> None:
+    """A rate at 0 or at 1 (its interval's bound is the rate itself) draws, never raises."""
+    zero, one = Rate(0, 6), Rate(6, 6)
+    summary = replace(summarize(_records("follower"))[0][0], success=one, recovery=zero)
+    [path] = write_charts([summary], tmp_path)
+    assert path.read_bytes().startswith(b"\x89PNG")
 
 
 def test_runs_in_arm_order_and_log_lines_read_back() -> None:

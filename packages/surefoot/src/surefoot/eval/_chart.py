@@ -16,7 +16,7 @@ def _bar(rate: Rate) -> tuple[float, float, float]:
     value, interval = rate.value, rate.interval
     if value is None or interval is None:
         return 0.0, 0.0, 0.0
-    return value, value - interval[0], interval[1] - value
+    return value, max(0.0, value - interval[0]), max(0.0, interval[1] - value)
 
 
 def write_charts(

@@ -45,7 +45,10 @@ def wilson(count: int, total: int, z: float = Z95) -> tuple[float, float] | None
     denominator = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denominator
     half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 and at n the bound is the rate itself; rounding would leave it a hair inside
+    low = 0.0 if count == 0 else max(0.0, centre - half)
+    high = 1.0 if count == total else min(1.0, centre + half)
+    return low, high
 
 
 @dataclass(frozen=True, slots=True)
