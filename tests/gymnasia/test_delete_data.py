@@ -196,7 +196,7 @@ def test_delete_data_says_what_it_removed_in_the_users_language(tmp_path: Path, 
     ask(db, "ana", f"Guarda la nota secreto: {ANA_NOTE}", tmp_path)
     proc = gym("delete-data", "--db", db, "--user", "ana", "--yes", "--lang", lang, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    heading = {"es": "Borrados todos los datos de «ana»:", "pt": "Apagados todos os dados de "
+    heading = {"es": "Borrados todos los datos de «ana»:", "pt": "Excluídos todos os dados de "
                "«ana»:", "en": "Erased all data of 'ana':"}[lang]  # fmt: skip
     notes = {"es": "notas: 1", "pt": "notas: 1", "en": "notes: 1"}[lang]
     lines = proc.stdout.splitlines()

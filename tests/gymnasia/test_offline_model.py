@@ -164,7 +164,7 @@ def test_a_failed_food_search_logs_nothing() -> None:
     error = ToolError("unavailable", "x", Recovery.CHOOSE_ALTERNATIVE)
     text = "Adicione 150 g de arroz branco cozido ao almoço de hoje."
     reply = _answer(model, text, error)
-    assert reply.text == t("pt", "tool_trouble", code="unavailable")
+    assert reply.text == t("pt", "tool_trouble", why=t("pt", "why_unavailable"))
     assert not reply.tool_calls
 
 

@@ -46,7 +46,7 @@ def named_commands(reply: str) -> list[list[str]]:
             "write_measurement:ambiguous",
             "Guarda mi peso: 77,0 kg el 2020-01-03.",
             ["measurements", "show", "2020-01-03"],
-            "77.0",
+            "peso: 77 kg",
             "Volver a pedirlo es seguro",
             "Antes de volver a pedirlo",
         ),

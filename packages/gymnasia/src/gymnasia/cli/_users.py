@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from surefoot import Lang, StoreError
-
-from ..accounts import LINK_SECONDS, MIN_PASSWORD, NAME_PATTERN, AccountStore
-from ..app import open_db
 from ..texts import t
 from ._base import DbOpt, LangOpt, UsageProblem, app, db_target, out, parse_lang, store_problem
+
+if TYPE_CHECKING:  # each command imports what it uses: ``gymnasia --help`` loads none of it
+    from surefoot import Lang
+
+    from ..accounts import AccountStore
 
 users_app = typer.Typer(help="Accounts for the web app: who may sign in, and as whom.")
 app.add_typer(users_app, name="users")
 
 
 def _accounts(db: str | None, lang: Lang) -> AccountStore:
+    from surefoot import StoreError
+
+    from ..accounts import AccountStore
+    from ..app import open_db
+
     target = db_target(db)
     try:
         return AccountStore(open_db(target))
@@ -35,6 +41,8 @@ def _password(user: str, lang: Lang, from_stdin: bool) -> str:
         again = typer.prompt(t(lang, "users_password_again"), hide_input=True)
         if again != password:
             raise UsageProblem(t(lang, "users_password_mismatch"))
+    from ..accounts import MIN_PASSWORD
+
     if len(password) < MIN_PASSWORD:
         raise UsageProblem(t(lang, "users_password_short", min=MIN_PASSWORD))
     return password
@@ -58,6 +66,8 @@ def add(
 ) -> None:
     """Add an account: a password asked twice (never echoed, stored only as an Argon2
     hash), or with --link a one-time link whose opener chooses it."""
+    from ..accounts import LINK_SECONDS, NAME_PATTERN
+
     language = parse_lang(lang)
     if not NAME_PATTERN.fullmatch(name):
         raise UsageProblem(t(language, "users_bad_name", user=name))
