@@ -35,7 +35,9 @@ TYPICAL: list[tuple[str, list[str], str | None]] = [
     ("read_measurement", ["date=2020-01-04"], None),
     ("read_measurement", ["date=2020-01-05"], "not_found"),
     ("list_measurements", ["date_from=2020-01-01", "date_to=2020-01-31"], None),
-    ("edit_measurement", ["date=2020-01-04", "waist_cm=82.5", 'clear=["body_fat_pct"]'], None),
+    ("edit_measurement", ["date=2020-01-04", "waist_cm=82.5"], None),
+    # emptying a field asks the person first: over MCP without elicitation, nobody said yes
+    ("edit_measurement", ["date=2020-01-04", 'clear=["body_fat_pct"]'], "denied"),
     ("delete_measurement", ["date=2020-01-04"], "denied"),
     ("save_memory", ["key=goal", "description=Training goal", "value=Run 5 km"], None),
     ("list_memory_keys", [], None),
