@@ -155,7 +155,7 @@ def test_a_locked_database_is_a_503_in_the_pages_language(
         try:
             read = client.get("/api/measurements?lang=pt")
             answer = _error(read, 503, "store_locked")
-            assert "está bloqueada por outro processo" in answer["message"]
+            assert "está bloqueado por outro processo" in answer["message"]
             assert read.headers["retry-after"] == "5"
             chat = client.post("/api/chat", json={"message": "hola", "lang": "en"})
             answer = _error(chat, 503, "store_locked")
