@@ -7,6 +7,7 @@ import os
 import pty
 import select
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -45,6 +46,12 @@ class Terminal:
         return shown + wanted
 
     def send(self, data: bytes) -> None:
+        """Type ``data`` once the program reads the terminal: a prompt is printed a moment
+        before readline takes the terminal out of line mode, and a key pressed in between
+        (on a loaded machine) would meet the wrong terminal settings."""
+        deadline = time.monotonic() + 5
+        while termios.tcgetattr(self.fd)[3] & termios.ICANON and time.monotonic() < deadline:
+            time.sleep(0.02)
         os.write(self.fd, data)
 
     def exit_code(self, timeout: float = 60) -> int:
