@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import signal
 import sys
 import termios
 import time
@@ -25,6 +26,9 @@ class Terminal:
         argv = [sys.executable, "-m", "gymnasia", *args, "--db", str(tmp_path / "gym.db")]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become gymnasia
+            # as a shell starts a foreground job: Ctrl-C's signal is not ignored (a test
+            # runner's worker may ignore it, and an ignored signal stays ignored across exec)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execve(sys.executable, argv, env)
         self.seen = b""
 
