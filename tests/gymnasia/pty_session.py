@@ -26,9 +26,11 @@ class Terminal:
         argv = [sys.executable, "-m", "gymnasia", *args, "--db", str(tmp_path / "gym.db")]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become gymnasia
-            # as a shell starts a foreground job: Ctrl-C's signal is not ignored (a test
-            # runner's worker may ignore it, and an ignored signal stays ignored across exec)
+            # as a shell starts a foreground job: Ctrl-C's signal is neither ignored nor
+            # blocked (a test runner's worker, or the job that started it, may do either, and
+            # both the disposition SIG_IGN and the blocked mask survive exec)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             os.execve(sys.executable, argv, env)
         self.seen = b""
 
@@ -50,13 +52,25 @@ class Terminal:
         return shown + wanted
 
     def send(self, data: bytes) -> None:
-        """Type ``data`` once the program reads the terminal: a prompt is printed a moment
-        before readline takes the terminal out of line mode, and a key pressed in between
-        (on a loaded machine) would meet the wrong terminal settings."""
+        """Type ``data`` once the program waits for it. A prompt is printed a moment before
+        readline takes the terminal out of line mode, and a key pressed in between meets the
+        wrong terminal settings; and a Ctrl-C that lands after that but before readline
+        sleeps on the terminal is lost (CPython's readline looks for a signal only when its
+        wait is interrupted). Both happen on a loaded machine, so wait for the sleep."""
         deadline = time.monotonic() + 5
-        while termios.tcgetattr(self.fd)[3] & termios.ICANON and time.monotonic() < deadline:
+        while time.monotonic() < deadline and not self._waiting_for_a_key():
             time.sleep(0.02)
         os.write(self.fd, data)
+
+    def _waiting_for_a_key(self) -> bool:
+        """The terminal is out of line mode and the program sleeps (on it)."""
+        if termios.tcgetattr(self.fd)[3] & termios.ICANON:
+            return False
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text()
+        except OSError:  # no /proc (or the program ended): the terminal mode is all we know
+            return True
+        return stat.rpartition(")")[2].split()[0] == "S"
 
     def exit_code(self, timeout: float = 60) -> int:
         """How the process ended (reading what it still shows, so it never blocks)."""
