@@ -108,7 +108,9 @@ class Agent:
         output_retries: How often a final answer that does not validate is sent back for
             correction before the turn ends with ``invalid_output``.
         today: The clock grounded dates count from ("hoy", "ayer"): called when a turn is
-            built or resumed (the local date if not given).
+            built or resumed (the local date if not given). Each user message is journaled
+            with the day it was said (``UserMessage.said_on``), and its relative dates count
+            from that day in every later turn.
     """
 
     def __init__(
@@ -210,7 +212,9 @@ class Agent:
                 conversation_id, held, messages, on_event, user_turns(messages), said=user_text
             )
             with self._traced_turn(turn) as trace:
-                self._runner.append(turn, UserMessage(user_text), model=self.model_ref)
+                self._runner.append(
+                    turn, UserMessage(user_text, said_on=turn.state.today), model=self.model_ref
+                )
                 result = await self._runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
             return result
@@ -401,19 +405,25 @@ class Agent:
         said: str | None = None,
     ) -> Turn:
         """The turn over ``messages`` as journaled (``said``: the user message about to be
-        appended). Its state carries the conversation's user texts, read from the journal,
-        so grounding reads the same words live and on resume."""
+        appended, said today). Its state carries the conversation's user texts and the day
+        each was said, read from the journal, so grounding reads the same words live and on
+        resume."""
         decisions = self._decisions(conversation_id, user_turn)
-        texts = [m.text for m in messages if isinstance(m, UserMessage)]
+        today = self.today()
+        users = [m for m in messages if isinstance(m, UserMessage)]
+        texts = [m.text for m in users]
+        days = [m.said_on for m in users]
         if said is not None:
             texts.append(said)
+            days.append(today)
         state = TurnState(
             conversation_id,
             user_turn,
             lang=self.lang,
             decisions=decisions,
             user_texts=tuple(texts),
-            today=self.today(),
+            said_on=tuple(days),
+            today=today,
         )
         return Turn(conversation_id, lease, messages, state, on_event)
 
