@@ -1153,13 +1153,13 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "Hay varios alimentos para «{query}»: {options}. Dime cuál, con su nombre "
         "completo. No he anotado nada.",
         "pt": "Há vários alimentos para «{query}»: {options}. Diga qual, com o nome completo. "
-        "Não registei nada.",
+        "Não registrei nada.",
         "en": "Several foods match '{query}': {options}. Tell me which one, by its full name. I "
         "have not logged anything.",
     },
     "offline_food_none": {
         "es": "No encuentro «{query}» en la tabla de alimentos. No he anotado nada.",
-        "pt": "Não encontro «{query}» na tabela de alimentos. Não registei nada.",
+        "pt": "Não encontro «{query}» na tabela de alimentos. Não registrei nada.",
         "en": "I can't find '{query}' in the food table. I have not logged anything.",
     },
     "offline_foods_found": {
