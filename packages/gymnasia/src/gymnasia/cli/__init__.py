@@ -18,7 +18,9 @@ Modules, one per seam: ``_base`` (apps, options, parsers), ``_output`` (traces, 
 ``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_mcp`` (the tools over MCP),
 ``_durable`` (diagnostics, approvals, resume, writes, reconcile), ``_data`` (commands without
 the agent), ``_eval`` (the recovery evaluation), ``_help`` (``--help`` in the session's
-language), ``_users`` (the web app's accounts).
+language), ``_users`` (the web app's accounts), ``_commands`` (which module defines each
+command, and the listing of the top-level ``--help``). A command's module is imported when
+the command is looked up, not before: ``gymnasia --help`` lists them all without loading one.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import typer
 
 from ..render import neutralised
 from ..texts import t
-from . import _agent, _data, _durable, _erase, _eval, _help, _mcp, _serve, _users  # noqa: F401 - importing registers them
+from . import _help
 from ._base import SESSION, UsageProblem, app, remember_lang, store_problem
 
 if TYPE_CHECKING:
