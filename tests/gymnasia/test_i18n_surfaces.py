@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
@@ -210,3 +211,26 @@ def test_the_english_run_shows_english(gymnasia: Gymnasia, data_db: str) -> None
     shown = gymnasia("meals", "show", "2020-12-03", "--db", data_db, "--lang", "en")
     assert english_in(shown, "es")
     assert POINT_DECIMAL.findall(shown)
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("es", "gymnasia: la orden «chta» no existe; ¿querías decir «chat»? (mira --help)"),
+        ("pt", "gymnasia: o comando «chta» não existe; você quis dizer «chat»? (veja --help)"),
+        ("en", "gymnasia: there is no command 'chta'; did you mean 'chat'? (see --help)"),
+    ],
+)
+def test_a_mistyped_command_is_refused_with_its_near_names_in_the_language(
+    lang: str, line: str
+) -> None:
+    """Typer adds "Did you mean …?" in English to an unknown command's message; the person
+    reads the whole line in their language, the name as typed and the near names quoted."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gymnasia", "chta", "--lang", lang],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr.strip()) == (2, line)

@@ -1487,6 +1487,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "pt": "o comando «{name}» não existe (veja --help)",
         "en": "there is no command '{name}' (see --help)",
     },
+    "cli_no_such_command_near": {
+        "es": "la orden «{name}» no existe; ¿querías decir {near}? (mira --help)",
+        "pt": "o comando «{name}» não existe; você quis dizer {near}? (veja --help)",
+        "en": "there is no command '{name}'; did you mean {near}? (see --help)",
+    },
     "bad_lang": {
         "es": "--lang debe ser uno de {choices}",
         "pt": "--lang deve ser um de {choices}",

@@ -47,7 +47,8 @@ _CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
 _CLICK_ERRORS = sys.modules[typer.BadParameter.__module__]
 _NO_ARGS: type[Exception] | tuple[()] = getattr(_CLICK_ERRORS, "NoArgsIsHelpError", ())
 _EXTRA = re.compile(r"Got unexpected extra argument\(s\) \((?P<args>.*)\)")
-_NO_COMMAND = re.compile(r"No such command '(?P<name>.*)'")
+_NO_COMMAND = re.compile(r"No such command '(?P<name>[^']*)'\.?(?: Did you mean (?P<near>.*)\?)?")
+_QUOTED = re.compile(r"'([^']*)'")
 
 
 def main() -> NoReturn:
@@ -113,8 +114,13 @@ def _usage_message(exc: Exception) -> str:
     message: str = exc.format_message()  # type: ignore[attr-defined]
     if found := _EXTRA.fullmatch(message):
         return t(lang, "cli_extra_args", args=found["args"])
-    if found := _NO_COMMAND.match(message):
-        return t(lang, "cli_no_such_command", name=found["name"])
+    if found := _NO_COMMAND.fullmatch(message):
+        near = _QUOTED.findall(found["near"] or "")
+        if not near:
+            return t(lang, "cli_no_such_command", name=found["name"])
+        quote = "'{}'" if lang == "en" else "«{}»"
+        listed = ", ".join(quote.format(name) for name in near)
+        return t(lang, "cli_no_such_command_near", name=found["name"], near=listed)
     return message
 
 
