@@ -314,3 +314,25 @@ def test_a_meal_is_named_in_words(gymnasia: Gymnasia, data_db: str) -> None:
     lunch = ("meals", "show", "2020-12-03", "--meal", "lunch")
     shown = gymnasia(*lunch, "--db", data_db, "--lang", "pt")
     assert shown.splitlines()[:2] == ["3 de dez. de 2020", "Almoço"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "message", "line"),
+    [
+        ("es", "Guarda la nota objetivo: correr 10 km.", "• no guardado: nota «objetivo»"),
+        ("pt", "Salve a nota objetivo: correr 10 km.", "• não salvo: nota “objetivo”"),
+        ("en", "Save the note goal: run 10 km.", "• not saved: note 'goal'"),
+    ],
+)
+def test_a_write_that_saved_nothing_is_listed_in_words(
+    gymnasia: Gymnasia, tmp_path: Path, lang: Lang, message: str, line: str
+) -> None:
+    """The reply Gymnasia writes when a write failed lists it in the writes page's words
+    (``Agent(call_words=...)``), not by its tool's name and argument names."""
+    db = str(tmp_path / "gym.db")
+    shown = gymnasia(
+        "ask", message, "--db", db, "--lang", lang, "--fault", "save_memory:before_commit"
+    )
+    assert line in shown
+    assert "save_memory" not in shown
+    assert "key" not in shown

@@ -23,6 +23,7 @@ from .tools import describe_goal, describe_measurement
 if TYPE_CHECKING:
     from surefoot import Lang, Tool, ToolSet
     from surefoot.ledger import LedgerEntry
+    from surefoot.messages import ToolCall
 
 _WORDS: Final[dict[str, dict[Lang, str]]] = {
     # -- the state of a write in the ledger ---------------------------------------------------
@@ -233,6 +234,17 @@ def write_line(entry: LedgerEntry, tools: ToolSet | None, lang: Lang) -> str:
     what = entry_words(entry, tools, lang)
     done = f"{action(entry.tool, lang)}: {what}" if what else action(entry.tool, lang)
     return f"{moment(entry.updated_at, lang)} · {state(entry.state, lang)} · {done}"
+
+
+def call_in_words(tools: ToolSet) -> Callable[[ToolCall, Lang], str | None]:
+    """``Agent(call_words=...)``: a write the harness's reply lists as not saved, or not
+    confirmed, in these words (its arguments; its action when they say nothing), never its
+    tool's name and arguments."""
+
+    def said(call: ToolCall, lang: Lang) -> str:
+        return call_words(tools, call.name, call.arguments, lang) or action(call.name, lang)
+
+    return said
 
 
 def _described(tool: Tool, data: dict[str, Any], lang: Lang) -> str:
