@@ -34,6 +34,7 @@ from .offline import OfflineModel
 from .store import GymStore
 from .texts import APP_NAME
 from .tools import build_tools
+from .words import call_in_words
 
 if TYPE_CHECKING:
     from surefoot.dbos import DurableAgent
@@ -205,6 +206,7 @@ def open_coach(
             app_context={"user": user},
             tracer=tracer,
             where_to_check=where_to_check(surface, check_options),
+            call_words=call_in_words(tools),
             today=(lambda: today) if today is not None else None,  # what "hoy" grounds
         )
 

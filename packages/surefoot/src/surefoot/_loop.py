@@ -33,7 +33,7 @@ from ._messages import (
 )
 from ._model import Model
 from ._output import OutputSpec
-from ._replies import Replies, WhereToCheck
+from ._replies import CallWords, Replies, WhereToCheck
 from ._result import PendingConfirmation, StopReason, TurnResult
 from ._runner import (
     EventHandler,
@@ -95,6 +95,10 @@ class Agent:
         where_to_check: ``where_to_check(call, lang)``: where a person sees whether a write
             whose outcome is unknown was done (a command, a page); None or an empty answer
             says "your data".
+        call_words: ``call_words(call, lang)``: a write's call in a person's words, for the
+            lines of a reply the harness writes about a write that saved nothing or may not
+            have ("not saved: note 'knee'"); None or an empty answer: the tool's name and
+            its arguments.
         offer: ``offer(messages)``: the names of the tools to declare in the next request
             (None: all). A small model reads every declaration before its first word, so an
             application may offer only what the conversation needs; a call to a declared
@@ -132,6 +136,7 @@ class Agent:
         app_context: dict[str, Any] | None = None,
         tracer: Tracer | None = None,
         where_to_check: WhereToCheck | None = None,
+        call_words: CallWords | None = None,
         offer: OfferTools | None = None,
         max_tokens_per_turn: int | None = None,
         output_type: Any = None,
@@ -183,7 +188,13 @@ class Agent:
         self.offer = offer
         self.max_tokens_per_turn = max_tokens_per_turn
         self.today: Callable[[], dt.date] = today if today is not None else dt.date.today
-        self.replies = Replies(tools, lang=lang, app_name=app_name, where_to_check=where_to_check)
+        self.replies = Replies(
+            tools,
+            lang=lang,
+            app_name=app_name,
+            where_to_check=where_to_check,
+            call_words=call_words,
+        )
         self._runner = TurnRunner(self)
 
     # -- public entry points -----------------------------------------------------------------

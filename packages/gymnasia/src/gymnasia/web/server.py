@@ -89,10 +89,12 @@ from surefoot.tracing import Tracer
 from .. import render
 from ..app import Coach, dbos_launched, open_coach
 from ..checks import check_link
+from ..i18n import day
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import APP_NAME, number, t
 from ..tools import BodyFat, Girth, Height, Weight
+from ..words import action, call_words
 from . import _data_api
 from ._accounts import (
     FORM_PATHS,
@@ -116,7 +118,6 @@ from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
 from ._security import MAX_BODY, Guard
 from ._signin import health_routes, signin_routes
-from ._words import action, call_words
 
 if TYPE_CHECKING:
     from surefoot.dbos import DurableAgent
@@ -871,8 +872,8 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         request: Request, date: str, raw: Annotated[dict[str, Any], Body()]
     ) -> Response:
         lang = web.lang_of(request)
-        day = _calendar_date(date)
-        if day is None:
+        chosen = _calendar_date(date)
+        if chosen is None:
             return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
         try:
             body = MeasurementEdit.model_validate(raw)
@@ -882,7 +883,7 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         store = web.coach.store
         try:
             with store.transaction() as tx:
-                current = store.read_measurement(day, tx=tx)
+                current = store.read_measurement(chosen, tx=tx)
                 if current is None:
                     message = ui(lang, "measurement_gone")
                     return web.json({"error": "not_found", "message": message}, 404)
@@ -891,10 +892,10 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
                     message = ui(lang, "measurement_empty")
                     return web.json({"error": "empty", "message": message}, 422)
                 saved = store.update_measurement(
-                    tx, day, values, clear=emptied, new_date=body.new_date
+                    tx, chosen, values, clear=emptied, new_date=body.new_date
                 )
         except DateTaken as taken:
-            message = ui(lang, "measurement_date_taken").format(date=taken.date.isoformat())
+            message = ui(lang, "measurement_date_taken").format(date=day(taken.date, lang))
             return web.json({"error": "conflict", "message": message}, 409)
         return web.json({"measurement": saved})
 
@@ -902,12 +903,12 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
     async def delete_measurement(request: Request, date: str, body: DeleteRequest) -> Response:
         del body
         lang = web.lang_of(request)
-        day = _calendar_date(date)
-        if day is None:
+        chosen = _calendar_date(date)
+        if chosen is None:
             return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
         store = web.coach.store
         with store.transaction() as tx:
-            removed = store.delete_measurement(tx, day)
+            removed = store.delete_measurement(tx, chosen)
         if removed is None:
             return web.json({"error": "not_found", "message": ui(lang, "measurement_gone")}, 404)
         return web.json({"deleted": removed})
