@@ -257,6 +257,7 @@ class Database:
         self._conn = connection
         self._lock = threading.RLock()
         self._sql_cache: dict[str, tuple[str, bool]] = {}
+        self._migrated: dict[str, int] = {}
         self.counts = TransactionCounts()
         """Transactions and commits so far (``TransactionCounts``)."""
         self.migrate("surefoot", _SUREFOOT_MIGRATIONS)
@@ -354,9 +355,15 @@ class Database:
             return tx.execute(sql, params)
 
     def migrate(self, namespace: str, migrations: Sequence[str]) -> None:
-        """Apply ``migrations`` (each a ``;``-separated script) not yet applied, in order."""
+        """Apply ``migrations`` (each a ``;``-separated script) not yet applied, in order.
+        Once this connection has applied (or found) a namespace's migrations, asking again
+        for no more of them asks nothing of the database (a server that opens a store per
+        person on one ``Database`` migrates once)."""
+        if self._migrated.get(namespace, -1) >= len(migrations):
+            return
         with driver_errors(self.url):
             self._migrate(namespace, migrations)
+        self._migrated[namespace] = len(migrations)
 
     def _migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         with self.transaction() as tx:
