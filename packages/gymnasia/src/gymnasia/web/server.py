@@ -83,11 +83,10 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
-from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
 from .. import render
-from ..app import Coach, dbos_launched, open_coach
+from ..app import Coach, coach_parts, dbos_launched, open_coach
 from ..checks import check_link
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
@@ -225,26 +224,21 @@ def create_app(
     PostgreSQL database), DBOS launched with the app.
     """
 
-    def coach_of(user: str, database: Database | None = None) -> Coach:
-        return open_coach(
-            db=db,
-            model=model,
-            lang=lang,
-            user=user,
-            faults=faults,
-            today=today,
-            stream=True,
-            extra_secrets=(*secrets, access_token or ""),
-            surface="web",
-            tracer=tracer,
-            database=database,
-        )
-
-    coach = coach_of(user)
+    # built once: every account's Coach shares the tools, their schemas and the model
+    parts = coach_parts(
+        model=model,
+        faults=faults,
+        today=today,
+        stream=True,
+        extra_secrets=(*secrets, access_token or ""),
+        surface="web",
+        tracer=tracer,
+    )
+    coach = open_coach(db=db, lang=lang, user=user, parts=parts)
     try:
         accounts = Accounts(
             coach,
-            lambda name: coach_of(name, coach.db),
+            lambda name: parts.coach(coach.db, user=name, lang=lang),
             session_seconds=session_seconds,
             limits=signin_limits,
         )
