@@ -530,7 +530,7 @@ class OpenAIChatModel(SDKModel):
         """One completion, answered as a whole."""
         body = self._body(request)
         async with client_for_request(self._client, _sdk_errors, _translate) as client:
-            completion = await client.chat.completions.create(**body)
+            completion = await client.chat.completions.create(**_as_sent(body))
         return self._response(_as_dict(completion))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
@@ -539,7 +539,7 @@ class OpenAIChatModel(SDKModel):
         body |= {"stream": True, "stream_options": {"include_usage": True}}
         assembler = StreamAssembler()
         async with client_for_request(self._client, _sdk_errors, _translate) as client:
-            chunks = await client.chat.completions.create(**body)
+            chunks = await client.chat.completions.create(**_as_sent(body))
             async with chunks:  # closed even when the caller stops early or parsing fails
                 async for chunk in chunks:
                     text = assembler.feed(_as_dict(chunk))
@@ -568,6 +568,19 @@ class OpenAIChatModel(SDKModel):
             max_retries=self._retries(openai.DEFAULT_MAX_RETRIES),
             http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
         )
+
+
+def _as_sent(body: dict[str, Any]) -> dict[str, Any]:
+    """``create``'s arguments for ``body``, a request ``build_request`` already wrote as the
+    API takes it: ``model`` and ``stream`` as the SDK reads them, everything else as
+    ``extra_body``, which the SDK sends as it is. Given as parameters, the SDK would first
+    walk every message and every tool's JSON schema against its own type declarations (a
+    quarter of a web server's CPU per request, measured with py-spy on ``gymnasia serve``),
+    to send the same JSON."""
+    read: dict[str, Any] = {key: body[key] for key in ("model", "stream") if key in body}
+    sent = {key: value for key, value in body.items() if key not in read}
+    # messages is required by the signature: extra_body's replace it on the wire
+    return {**read, "messages": [], "extra_body": sent}
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
