@@ -529,7 +529,7 @@ class OpenAIChatModel(SDKModel):
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One completion, answered as a whole."""
         body = self._body(request)
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             completion = await client.chat.completions.create(**_as_sent(body))
         return self._response(_as_dict(completion))
 
@@ -538,7 +538,7 @@ class OpenAIChatModel(SDKModel):
         body = self._body(request)
         body |= {"stream": True, "stream_options": {"include_usage": True}}
         assembler = StreamAssembler()
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             chunks = await client.chat.completions.create(**_as_sent(body))
             async with chunks:  # closed even when the caller stops early or parsing fails
                 async for chunk in chunks:
