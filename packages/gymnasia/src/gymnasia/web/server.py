@@ -41,7 +41,7 @@ import logging
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from importlib.resources import files
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, assert_never
 
@@ -249,7 +249,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        with ExitStack() as engine_stack:
+        async with AsyncExitStack() as engine_stack:
+            # a provider's client, and its connections, kept for the server's life
+            connections = getattr(model, "connections", None)
+            if connections is not None:
+                await engine_stack.enter_async_context(connections())
             if engine == "dbos":
                 web.durable = engine_stack.enter_context(dbos_launched(coach, db))
             try:
