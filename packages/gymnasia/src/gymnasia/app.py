@@ -59,9 +59,10 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("gymnasia", appauthor=False)) / "gymnasia.db"
 
 
-def open_db(target: str, *, create: bool = True) -> Database:
+def open_db(target: str, *, create: bool = True, pool: int = 1) -> Database:
     """The database at ``target``; a SQLite lock held by another process is waited for
-    ``GYMNASIA_DB_TIMEOUT`` seconds (default 30) before it fails as ``locked``."""
+    ``GYMNASIA_DB_TIMEOUT`` seconds (default 30) before it fails as ``locked``. ``pool``:
+    the connections a PostgreSQL database may open for threads at once (``open_database``)."""
     raw = os.environ.get("GYMNASIA_DB_TIMEOUT", "")
     try:
         timeout = float(raw) if raw else 30.0
@@ -69,7 +70,7 @@ def open_db(target: str, *, create: bool = True) -> Database:
         timeout = 30.0
     if not 0 <= timeout <= 3600:  # also refuses nan
         timeout = 30.0
-    return open_database(target, create=create, busy_timeout=timeout)
+    return open_database(target, create=create, busy_timeout=timeout, pool=pool)
 
 
 def configured_secrets() -> list[str]:
