@@ -59,10 +59,9 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("gymnasia", appauthor=False)) / "gymnasia.db"
 
 
-def open_db(target: str, *, create: bool = True, pool: int = 1) -> Database:
+def open_db(target: str, *, create: bool = True) -> Database:
     """The database at ``target``; a SQLite lock held by another process is waited for
-    ``GYMNASIA_DB_TIMEOUT`` seconds (default 30) before it fails as ``locked``. ``pool``:
-    the connections a PostgreSQL database may open for threads at once (``open_database``)."""
+    ``GYMNASIA_DB_TIMEOUT`` seconds (default 30) before it fails as ``locked``."""
     raw = os.environ.get("GYMNASIA_DB_TIMEOUT", "")
     try:
         timeout = float(raw) if raw else 30.0
@@ -70,7 +69,7 @@ def open_db(target: str, *, create: bool = True, pool: int = 1) -> Database:
         timeout = 30.0
     if not 0 <= timeout <= 3600:  # also refuses nan
         timeout = 30.0
-    return open_database(target, create=create, busy_timeout=timeout, pool=pool)
+    return open_database(target, create=create, busy_timeout=timeout)
 
 
 def configured_secrets() -> list[str]:

@@ -21,14 +21,12 @@ A turn streams as NDJSON, one event per line: ``start`` (the conversation id), `
 ``harness`` (the harness's own message), then ``done`` with ``render.turn_json`` — or
 ``error`` with a safe message if the server itself failed.
 
-One process holds one database (on PostgreSQL a small pool of connections), one tool set
-and one model client (``app.coach_parts``), and a Coach per signed-in account over them (its
-store, journal and ledger); on PostgreSQL its turns run on a few threads of their own
-(``_TurnThreads``). A second turn on a conversation waits for the first under that
-conversation's ``asyncio.Lock``; turns on different conversations run at once. Across
-processes (several ``serve`` workers, several hosts on one PostgreSQL) each turn also holds
-its conversation in the database (``Agent.hold``): a turn on a conversation another process
-is running gets ``409 {"error": "busy"}`` and changes nothing.
+One process holds one database connection, one tool set and one model client
+(``app.coach_parts``), and a Coach per signed-in account over them (its store, journal and
+ledger); a second turn on a conversation waits for the first under that conversation's
+``asyncio.Lock``, turns on different conversations run at once. Across processes (several ``serve`` workers, several hosts on one
+PostgreSQL) each turn also holds its conversation in the database (``Agent.hold``): a turn on
+a conversation another process is running gets ``409 {"error": "busy"}`` and changes nothing.
 Both are held by the task that runs the turn, so a client that disconnects never cuts a turn
 short or leaves them held. Everything sent is passed through the Coach's redactor, so a
 configured key cannot leave the process even by accident.
@@ -40,16 +38,14 @@ import asyncio
 import datetime as dt
 import functools
 import hashlib
-import itertools
 import json
 import logging
-import threading
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from importlib.resources import files
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeVar, assert_never
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, assert_never
 
 from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -92,7 +88,7 @@ from surefoot.messages import (
 from surefoot.tracing import Tracer
 
 from .. import render
-from ..app import Coach, coach_parts, dbos_launched, open_coach, open_db
+from ..app import Coach, coach_parts, dbos_launched, open_coach
 from ..checks import check_link
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
@@ -136,11 +132,8 @@ LANG_COOKIE: Final = "gymnasia_lang"
 _NO_STORE: Final = {"cache-control": "no-store"}
 RETRY_AFTER: Final = 5
 """Seconds a person is asked to wait when the model or the database cannot answer."""
-TURN_THREADS: Final = 4
-"""Threads that run a process's turns on PostgreSQL (``_TurnThreads``)."""
 
 Event = dict[str, Any]
-T = TypeVar("T")
 RunTurn = Callable[[Callable[[TurnEvent], Awaitable[None]], Lease], Awaitable[TurnResult]]
 
 
@@ -243,8 +236,7 @@ def create_app(
         surface="web",
         tracer=tracer,
     )
-    database = open_db(db, pool=TURN_THREADS + 2)
-    coach = open_coach(db=db, lang=lang, user=user, parts=parts, database=database)
+    coach = open_coach(db=db, lang=lang, user=user, parts=parts)
     try:
         accounts = Accounts(
             coach,
@@ -256,8 +248,6 @@ def create_app(
     except BaseException:
         coach.close()
         raise
-    # on PostgreSQL the turns run on threads of their own, each on a pooled connection
-    threads = _TurnThreads(TURN_THREADS, model) if database.dialect == "postgresql" else None
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -268,15 +258,10 @@ def create_app(
                 await engine_stack.enter_async_context(connections())
             if engine == "dbos":
                 web.durable = engine_stack.enter_context(dbos_launched(coach, db))
-            elif threads is not None:
-                threads.start()
-                web.threads = threads
             try:
                 yield
             finally:
                 await web.drain()
-                if threads is not None:
-                    threads.stop()
                 coach.close()
 
     app = FastAPI(
@@ -325,7 +310,6 @@ class _Web:
         digest = hashlib.sha256(b"".join(self.static.values())).hexdigest()
         self.asset_version = digest[:12]
         self.durable: DurableAgent | None = None  # turns on DBOS: its workflows hold the chat
-        self.threads: _TurnThreads | None = None  # where turns run (None: on this loop)
 
     @property
     def coach(self) -> Coach:
@@ -468,7 +452,6 @@ class _Web:
         lang: Lang,
     ) -> None:
         calls: list[Event] = []
-        here = asyncio.get_running_loop()
 
         async def on_event(event: TurnEvent) -> None:
             item = event_json(event)
@@ -476,15 +459,11 @@ class _Web:
                 calls.append(item["call"])
             elif item["type"] == "harness" and (link := check_link(calls, lang)) is not None:
                 item["check"] = link
-            if asyncio.get_running_loop() is here:
-                queue.put_nowait(item)
-            else:  # from a turn thread: in order, before the turn's end reaches this loop
-                here.call_soon_threadsafe(queue.put_nowait, item)
+            queue.put_nowait(item)
 
         try:
             queue.put_nowait({"type": "start", "conversation_id": conversation_id})
-            running = run(on_event, lease)
-            result = await (running if self.threads is None else self.threads.run(running))
+            result = await run(on_event, lease)
             turn = render.turn_json(
                 result, provider=self.coach.provider, model=self.coach.model_name
             )
@@ -591,71 +570,6 @@ class _Web:
         return self.json(
             {"error": "already_decided", "approved": recorded.approved, "message": message}, 409
         )
-
-
-class _TurnThreads:
-    """Threads that run a process's turns, each with an event loop of its own (and the
-    model's connections kept there). The harness reads and writes the database as it goes,
-    and a commit waits for the server's flush to disk: on the server's loop that wait held
-    up every other request of the process; on a turn thread it holds up only that thread's
-    turns, and the threads' waits overlap, each on a connection of the database's pool."""
-
-    def __init__(self, count: int, model: object) -> None:
-        self.count = count
-        self.model = model
-        self._loops: list[asyncio.AbstractEventLoop] = []
-        self._stops: list[asyncio.Future[None]] = []
-        self._threads: list[threading.Thread] = []
-        self._next = itertools.count()
-
-    def start(self) -> None:
-        for index in range(self.count):
-            ready = threading.Event()
-            thread = threading.Thread(
-                target=self._serve, args=(ready,), name=f"gymnasia-turns-{index}", daemon=True
-            )
-            thread.start()
-            ready.wait()
-            self._threads.append(thread)
-
-    def _serve(self, ready: threading.Event) -> None:
-        loop = asyncio.new_event_loop()
-        stop: asyncio.Future[None] = loop.create_future()
-
-        async def main() -> None:
-            async with AsyncExitStack() as stack:
-                connections = getattr(self.model, "connections", None)
-                if connections is not None:
-                    await stack.enter_async_context(connections())
-                self._loops.append(loop)
-                self._stops.append(stop)
-                ready.set()
-                await stop
-
-        try:
-            loop.run_until_complete(main())
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            ready.set()  # even if the thread could not start: start() goes on without it
-            loop.close()
-
-    async def run(self, turn: Awaitable[T]) -> T:
-        """``turn`` run to its end on one of the threads (on this loop if none started)."""
-        if not self._loops:
-            return await turn
-        loop = self._loops[next(self._next) % len(self._loops)]
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_awaited(turn), loop))
-
-    def stop(self) -> None:
-        """End the threads (after their turns: the server drains them first)."""
-        for loop, stop in zip(self._loops, self._stops, strict=True):
-            loop.call_soon_threadsafe(stop.set_result, None)
-        for thread in self._threads:
-            thread.join(timeout=10)
-
-
-async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
 
 
 class _ConversationLocks:
