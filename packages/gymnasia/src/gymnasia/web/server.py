@@ -21,8 +21,10 @@ A turn streams as NDJSON, one event per line: ``start`` (the conversation id), `
 ``harness`` (the harness's own message), then ``done`` with ``render.turn_json`` — or
 ``error`` with a safe message if the server itself failed.
 
-One process holds one Coach (one database connection); its turns take turns under one
-``asyncio.Lock``. Across processes (several ``serve`` workers, several hosts on one
+One process holds one database connection, one tool set and one model client
+(``app.coach_parts``), and a Coach per signed-in account over them (its store, journal and
+ledger); a second turn on a conversation waits for the first under that conversation's
+``asyncio.Lock``, turns on different conversations run at once. Across processes (several ``serve`` workers, several hosts on one
 PostgreSQL) each turn also holds its conversation in the database (``Agent.hold``): a turn on
 a conversation another process is running gets ``409 {"error": "busy"}`` and changes nothing.
 Both are held by the task that runs the turn, so a client that disconnects never cuts a turn
@@ -41,7 +43,7 @@ import logging
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from importlib.resources import files
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, assert_never
 
@@ -83,11 +85,10 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
-from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
 from .. import render
-from ..app import Coach, dbos_launched, open_coach
+from ..app import Coach, coach_parts, dbos_launched, open_coach
 from ..checks import check_link
 from ..i18n import day
 from ..rules import MEASUREMENT_LIMITS
@@ -226,26 +227,21 @@ def create_app(
     PostgreSQL database), DBOS launched with the app.
     """
 
-    def coach_of(user: str, database: Database | None = None) -> Coach:
-        return open_coach(
-            db=db,
-            model=model,
-            lang=lang,
-            user=user,
-            faults=faults,
-            today=today,
-            stream=True,
-            extra_secrets=(*secrets, access_token or ""),
-            surface="web",
-            tracer=tracer,
-            database=database,
-        )
-
-    coach = coach_of(user)
+    # built once: every account's Coach shares the tools, their schemas and the model
+    parts = coach_parts(
+        model=model,
+        faults=faults,
+        today=today,
+        stream=True,
+        extra_secrets=(*secrets, access_token or ""),
+        surface="web",
+        tracer=tracer,
+    )
+    coach = open_coach(db=db, lang=lang, user=user, parts=parts)
     try:
         accounts = Accounts(
             coach,
-            lambda name: coach_of(name, coach.db),
+            lambda name: parts.coach(coach.db, user=name, lang=lang),
             session_seconds=session_seconds,
             limits=signin_limits,
         )
@@ -256,7 +252,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        with ExitStack() as engine_stack:
+        async with AsyncExitStack() as engine_stack:
+            # a provider's client, and its connections, kept for the server's life
+            connections = getattr(model, "connections", None)
+            if connections is not None:
+                await engine_stack.enter_async_context(connections())
             if engine == "dbos":
                 web.durable = engine_stack.enter_context(dbos_launched(coach, db))
             try:
