@@ -161,12 +161,14 @@ class Executor:
         state.round += 1
         records: list[CallRecord] = []
         group: list[tuple[ToolCall, _Prepared]] = []
+        tools = self.tools
         for call in calls:
-            tool = self.tools.get(call.name)
+            tool = tools.get(call.name)
             concurrent = tool is not None and tool.effect == "read" and tool.is_async
-            if group and (not concurrent or _stopped(state)):
+            # ``state.stopped`` is read again after every await: a call run may stop the turn
+            if group and (not concurrent or state.stopped):
                 records.extend(await self._flush(group, state))
-            if _stopped(state):  # checked before preparing: a skipped call takes no ordinal
+            if state.stopped:  # checked before preparing: a skipped call takes no ordinal
                 records.append(self._traced(_not_executed(call, state)))
                 continue
             prepared = self._prepare(call, tool, state)
@@ -177,7 +179,7 @@ class Executor:
                 records.append(self._traced(refused))
             elif concurrent:
                 group.append((call, prepared))
-            elif (waiting := self._waiting(call, prepared, state)) is not None:
+            elif _asks(prepared) and (waiting := self._waiting(call, prepared, state)) is not None:
                 return BatchResult(tuple(records), pending=waiting)
             else:
                 records.append(await self._run_one(call, prepared, state))
@@ -382,21 +384,24 @@ class Executor:
     # -- running ---------------------------------------------------------------------------
 
     async def _run_one(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
-        with self.tracer.tool_call(call, effect=prep.tool.effect) as trace:
-            record = await self._run_traced(call, prep, state)
+        tool = prep.tool
+        with self.tracer.tool_call(call, effect=tool.effect) as trace:
+            if _asks(prep) and self._decision(call, prep, state) is False:
+                why = "denied" if tool.confirm else "denied_derived"
+                message = text(state.lang, why)
+                denied = ToolError(ErrorCode.DENIED, message, Recovery.CHOOSE_ALTERNATIVE)
+                record = self._finish(call, denied, state, prep, executed=False)
+            elif tool.effect != "read":
+                ctx = self._context(call, tool, state.conversation_id, state.lang)
+                record = await self._run_write(call, prep, state, ctx)
+            else:
+                record = await self._run_read(call, prep, state)
             trace.finished(record, self.ledger)
         return record
 
-    async def _run_traced(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
+    async def _run_read(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
         tool = prep.tool
-        if _asks(prep) and self._decision(call, prep, state) is False:
-            why = "denied" if tool.confirm else "denied_derived"
-            denied = ToolError(ErrorCode.DENIED, text(state.lang, why), Recovery.CHOOSE_ALTERNATIVE)
-            return self._finish(call, denied, state, prep, executed=False)
         conversation_id, lang = state.conversation_id, state.lang
-        if tool.effect != "read":
-            ctx = self._context(call, tool, conversation_id, lang)
-            return await self._run_write(call, prep, state, ctx)
         # a read's context is made only for a handler that takes one, or for a diagnostic
         context = self._context(call, tool, conversation_id, lang) if tool.wants_context else None
         outcome = await _invoke(tool, prep, context)
@@ -500,7 +505,7 @@ async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext | None) -> Outco
             value = tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
             if type(value) is not dict and isawaitable(value):
                 value = await value  # an async function behind a plain decorator
-        return _to_outcome(value)
+        return outcome_of(value)
     except Exception as exc:  # noqa: BLE001 - the error boundary: every failure becomes data
         return exc
     except BaseException as exc:
@@ -559,16 +564,6 @@ def _asks(prepared: _Prepared) -> bool:
     """Whether the call runs only once a person says yes: a ``confirm`` write, or a write
     with a grounded value derived from the person's words."""
     return bool(prepared.tool.confirm) or bool(prepared.derived)
-
-
-def _stopped(state: TurnState) -> bool:
-    """Whether the turn stopped (read again after awaits that may have stopped it)."""
-    return state.stopped
-
-
-def _to_outcome(value: object) -> Outcome:
-    """What a handler returned, as an outcome; raises if it is not one of plain JSON data."""
-    return outcome_of(value)
 
 
 def _stray_cancellation(exc: BaseException) -> bool:

@@ -13,8 +13,9 @@ with a stop_turn end the turn without asking the model.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+import math
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ._diagnostics import Diagnostic, DiagnosticsSink, Redactor
@@ -107,8 +108,9 @@ class Agent:
             ``TurnResult.output``.
         output_retries: How often a final answer that does not validate is sent back for
             correction before the turn ends with ``invalid_output``.
-        today: The clock grounded dates count from ("hoy", "ayer"): called when a turn is
-            built or resumed (the local date if not given).
+        today: The clock grounded dates count from ("hoy", "ayer"): called once per turn
+            (live or resumed), when a grounded argument is first checked (the local date if
+            not given).
     """
 
     def __init__(
@@ -209,7 +211,10 @@ class Agent:
             turn = self._turn(
                 conversation_id, held, messages, on_event, user_turns(messages), said=user_text
             )
-            with self._traced_turn(turn) as trace:
+            user_turn = turn.state.user_turn
+            with self.tracer.turn(
+                app=self.app_name, conversation_id=conversation_id, user_turn=user_turn
+            ) as trace:
                 self._runner.append(turn, UserMessage(user_text), model=self.model_ref)
                 result = await self._runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
@@ -269,9 +274,10 @@ class Agent:
         return run_sync(self.resume(conversation_id, on_event=on_event), what="resume_sync")
 
     def hold(self, conversation_id: str) -> AbstractContextManager[Lease]:
-        """Hold the conversation (one writer across processes), renewed while the block runs.
-        Raises ``ConversationBusyError`` if another live writer holds it."""
-        return _held(self.journal, conversation_id, self.lease_seconds)
+        """Hold the conversation (one writer across processes), renewed while the block runs
+        (a hold on a ``MemoryJournal`` lasts until the block ends: it lives in the holder's
+        own process). Raises ``ConversationBusyError`` if another live writer holds it."""
+        return _Hold(self.journal, conversation_id, self.lease_seconds)
 
     @property
     def model_ref(self) -> ModelRef:
@@ -356,16 +362,13 @@ class Agent:
 
     # -- steps -----------------------------------------------------------------------------
 
-    @contextmanager
-    def _holding(self, conversation_id: str, lease: Lease | None) -> Iterator[Lease]:
-        if lease is not None:
-            if lease.conversation_id != conversation_id:
-                msg = "the lease is for another conversation"
-                raise ConfigurationError(msg)
-            yield lease
-            return
-        with self.hold(conversation_id) as held:
-            yield held
+    def _holding(self, conversation_id: str, lease: Lease | None) -> AbstractContextManager[Lease]:
+        if lease is None:
+            return self.hold(conversation_id)
+        if lease.conversation_id != conversation_id:
+            msg = "the lease is for another conversation"
+            raise ConfigurationError(msg)
+        return nullcontext(lease)
 
     def _traced_turn(self, turn: Turn) -> AbstractContextManager[TurnTrace]:
         return self.tracer.turn(
@@ -403,17 +406,21 @@ class Agent:
         """The turn over ``messages`` as journaled (``said``: the user message about to be
         appended). Its state carries the conversation's user texts, read from the journal,
         so grounding reads the same words live and on resume."""
-        decisions = self._decisions(conversation_id, user_turn)
-        texts = [m.text for m in messages if isinstance(m, UserMessage)]
-        if said is not None:
-            texts.append(said)
+        if messages:
+            decisions = self._decisions(conversation_id, user_turn)
+            texts = [m.text for m in messages if isinstance(m, UserMessage)]
+            if said is not None:
+                texts.append(said)
+            user_texts = tuple(texts)
+        else:  # a new conversation: nobody decided anything in it yet
+            decisions, user_texts = {}, (said,) if said is not None else ()
         state = TurnState(
             conversation_id,
             user_turn,
             lang=self.lang,
             decisions=decisions,
-            user_texts=tuple(texts),
-            today=self.today(),
+            user_texts=user_texts,
+            clock=self.today,
         )
         return Turn(conversation_id, lease, messages, state, on_event)
 
@@ -464,14 +471,43 @@ def _check_model(journal: Journal, conversation_id: str, current: ModelRef) -> N
         raise ConfigurationError(msg)
 
 
-@contextmanager
-def _held(journal: Journal, conversation_id: str, seconds: float) -> Iterator[Lease]:
-    """A hold on ``conversation_id``, renewed by the heartbeat while the block runs."""
-    lease = journal.acquire(conversation_id, seconds=seconds)
-    if lease is None:
-        raise ConversationBusyError(conversation_id)
-    try:
-        with HEARTBEAT.keep(lambda: journal.renew(lease, seconds=seconds), every=seconds / 3):
-            yield lease
-    finally:
-        journal.release(lease)
+class _Hold:
+    """A hold on a conversation for the length of a ``with`` block, renewed by the heartbeat
+    while the block runs. A ``MemoryJournal`` lives in the memory of the process that holds
+    its conversations, so a hold there cannot outlive its holder: it is taken until it is
+    let go, and no renewal is registered for it."""
+
+    __slots__ = ("_beat", "_conversation_id", "_journal", "_lease", "_seconds")
+
+    def __init__(self, journal: Journal, conversation_id: str, seconds: float) -> None:
+        self._journal = journal
+        self._conversation_id = conversation_id
+        self._seconds = seconds
+        self._lease: Lease | None = None
+        self._beat: AbstractContextManager[None] | None = None
+
+    def __enter__(self) -> Lease:
+        journal, seconds = self._journal, self._seconds
+        in_memory = isinstance(journal, MemoryJournal)
+        lease = journal.acquire(self._conversation_id, seconds=math.inf if in_memory else seconds)
+        if lease is None:
+            raise ConversationBusyError(self._conversation_id)
+        self._lease = lease
+        if not in_memory:
+            beat = HEARTBEAT.keep(lambda: journal.renew(lease, seconds=seconds), every=seconds / 3)
+            try:
+                beat.__enter__()
+            except BaseException:
+                journal.release(lease)
+                raise
+            self._beat = beat
+        return lease
+
+    def __exit__(self, *exc: object) -> None:
+        lease, beat = self._lease, self._beat
+        assert lease is not None  # entered
+        try:
+            if beat is not None:
+                beat.__exit__(None, None, None)
+        finally:
+            self._journal.release(lease)

@@ -244,7 +244,10 @@ def _check_value(node: object, depth: int) -> float:
             if not key.isascii():
                 _check_text(key)
             total += 6 * len(key) + 4
-            total += _leaf(item) or _check_value(item, depth + 1)
+            if type(item) is str and item.isascii():  # the commonest value, checked here
+                total += 6 * len(item) + 2
+            else:
+                total += _leaf(item) or _check_value(item, depth + 1)
         return total
     if isinstance(node, list | tuple):
         total = 2.0

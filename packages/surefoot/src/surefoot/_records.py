@@ -57,6 +57,9 @@ class Usage:
 
     def add(self, counts: Mapping[str, int]) -> Usage:
         """This usage with one more request's ``counts``."""
+        if not counts:  # the provider reported none
+            tokens = (self.input_tokens, self.output_tokens, self.cached_input_tokens)
+            return Usage(*tokens, (*self.requests, {}))
         get = counts.get
         cached = get(_CACHED, 0)
         return Usage(
@@ -73,3 +76,7 @@ class Usage:
         for counts in requests:
             usage = usage.add(counts)
         return usage
+
+
+NO_USAGE = Usage()
+"""No request yet (a usage is immutable: one for every turn that starts)."""

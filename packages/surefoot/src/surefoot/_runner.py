@@ -53,7 +53,7 @@ from ._messages import (
 )
 from ._model import ResponseDone, TextDelta
 from ._outcome import ErrorCode, Recovery, ToolError
-from ._records import CallRecord, Usage
+from ._records import NO_USAGE, CallRecord, Usage
 from ._result import PendingConfirmation, StopReason, TurnResult
 from ._state import TurnState
 from ._texts import text
@@ -92,7 +92,7 @@ class Turn:
     calls: list[CallRecord] = field(default_factory=list)
     earlier: list[CallRecord] = field(default_factory=list)
     """Calls of this turn journaled before a resume (they count in what the turn did)."""
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = NO_USAGE
     reasked: bool = False
     corrections: int = 0
     """Final answers sent back for not matching the output type."""
@@ -192,10 +192,11 @@ class TurnRunner:
 
     async def _answered(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
         """What the model's response leads to (None: another request)."""
-        if _empty(message):
+        calls = message.tool_calls
+        if not calls and _empty(message):
             return await self._empty(turn)
         self.append(turn, message)
-        if message.tool_calls:
+        if calls:
             return await self.execute(turn, message)
         if message.finish == "pause":
             return await self._paused(turn)
@@ -229,18 +230,13 @@ class TurnRunner:
         return None
 
     async def _request(self, turn: Turn) -> ModelResponse | TurnResult:
-        agent = self.agent
-        system, schema = agent.system, None
-        if agent.output is not None:
-            instruction = agent.output.instruction(agent.lang)
+        agent, messages = self.agent, turn.messages
+        system, schema, output = agent.system, None, agent.output
+        if output is not None:
+            instruction = output.instruction(agent.lang)
             system = f"{system}\n\n{instruction}" if system else instruction
-            schema = agent.output.schema
-        request = ModelRequest(
-            messages=tuple(turn.messages),
-            tools=agent.offered(turn.messages),
-            system=system,
-            output_schema=schema,
-        )
+            schema = output.schema
+        request = ModelRequest(tuple(messages), agent.offered(messages), system, schema)
         turn.requests += 1
         model = agent.model
         with agent.tracer.model_request(provider=model.provider, model=model.model_name) as trace:
@@ -297,7 +293,8 @@ class TurnRunner:
         results = _results_message(batch.records)  # journaled with the next append
         turn.messages.append(results)
         turn.unsaved.append(results)
-        await self._emit_all(turn, batch.records)
+        if turn.on_event is not None:
+            await self._emit_all(turn, batch.records)
         return None
 
     def _filled(self, calls: Sequence[ToolCall], key: str) -> list[CallRecord]:

@@ -71,7 +71,11 @@ class TurnState:
     last: what grounded arguments are checked against. None: the conversation is not known
     here (an MCP server's calls, an executor run alone), and grounding checks nothing."""
     today: dt.date | None = None
-    """The turn's date, that relative dates ("hoy", "ayer") count from."""
+    """The turn's date, that relative dates ("hoy", "ayer") count from (read from ``clock``
+    when grounding first needs it, if not given)."""
+    clock: Callable[[], dt.date] | None = field(default=None, repr=False)
+    """Where ``today`` comes from, when grounding first needs it and it was not given (the
+    ``Agent``'s clock: a turn whose tools ground nothing never reads it)."""
     _words: Words | None = field(default=None, repr=False)
     _unkeyed: list[tuple[Identified, ToolError]] = field(default_factory=list, repr=False)
     """Failures noted before their call's identity was needed (``failed``), in order."""
@@ -81,6 +85,8 @@ class TurnState:
         if self.user_texts is None:
             return None
         if self._words is None:
+            if self.today is None and self.clock is not None:
+                self.today = self.clock()
             self._words = Words.read(self.user_texts, self.today)
         return self._words
 
