@@ -312,7 +312,7 @@ class Executor:
             state.stop_if(outcome)
         elif prep.tool.effect == "write":
             state.succeeded(prep.fingerprint, outcome.data)
-        return CallRecord(call, outcome, executed=executed, key=prep.key)
+        return CallRecord(call, outcome, executed, prep.key)
 
     # -- before the handler ------------------------------------------------------------------
 
@@ -384,24 +384,24 @@ class Executor:
     # -- running ---------------------------------------------------------------------------
 
     async def _run_one(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
-        tool = prep.tool
-        with self.tracer.tool_call(call, effect=tool.effect) as trace:
-            if _asks(prep) and self._decision(call, prep, state) is False:
-                why = "denied" if tool.confirm else "denied_derived"
-                message = text(state.lang, why)
-                denied = ToolError(ErrorCode.DENIED, message, Recovery.CHOOSE_ALTERNATIVE)
-                record = self._finish(call, denied, state, prep, executed=False)
-            elif tool.effect != "read":
-                ctx = self._context(call, tool, state.conversation_id, state.lang)
-                record = await self._run_write(call, prep, state, ctx)
-            else:
-                record = await self._run_read(call, prep, state)
+        tracer = self.tracer
+        if tracer is NO_TRACING:  # nobody listens: no scope
+            return await self._run(call, prep, state)
+        with tracer.tool_call(call, effect=prep.tool.effect) as trace:
+            record = await self._run(call, prep, state)
             trace.finished(record, self.ledger)
         return record
 
-    async def _run_read(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
+    async def _run(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
         tool = prep.tool
+        if _asks(prep) and self._decision(call, prep, state) is False:
+            why = "denied" if tool.confirm else "denied_derived"
+            denied = ToolError(ErrorCode.DENIED, text(state.lang, why), Recovery.CHOOSE_ALTERNATIVE)
+            return self._finish(call, denied, state, prep, executed=False)
         conversation_id, lang = state.conversation_id, state.lang
+        if tool.effect != "read":
+            ctx = self._context(call, tool, conversation_id, lang)
+            return await self._run_write(call, prep, state, ctx)
         # a read's context is made only for a handler that takes one, or for a diagnostic
         context = self._context(call, tool, conversation_id, lang) if tool.wants_context else None
         outcome = await _invoke(tool, prep, context)

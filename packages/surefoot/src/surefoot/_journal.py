@@ -261,7 +261,8 @@ class MemoryJournal:
         found = self._conversations.get(lease.conversation_id)
         if found is not None and (found.owner, found.fence) == (lease.owner, lease.fence):
             found.owner, found.lease_until = None, 0.0
-            self._evict()
+            if self.limit is not None and len(self._conversations) > self.limit:
+                self._evict()
 
     def model_of(self, conversation_id: str) -> ModelRef | None:
         found = self._conversations.get(conversation_id)

@@ -54,7 +54,7 @@ from ._state import TurnState
 from ._sync import run_sync
 from ._texts import Lang, coerce_lang
 from ._tools import ToolSet
-from ._tracing import Tracer, TurnTrace
+from ._tracing import NO_TRACING, Tracer, TurnTrace
 
 __all__ = [
     "Agent",
@@ -185,6 +185,7 @@ class Agent:
         self.today: Callable[[], dt.date] = today if today is not None else dt.date.today
         self.replies = Replies(tools, lang=lang, app_name=app_name, where_to_check=where_to_check)
         self._runner = TurnRunner(self)
+        self._model_ref: ModelRef | None = None
 
     # -- public entry points -----------------------------------------------------------------
 
@@ -206,17 +207,19 @@ class Agent:
                     conversation_id=conversation_id, lang=self.lang, orphaned=True
                 )
             messages = self.journal.load(conversation_id)
-            if unanswered(messages):
+            if messages and unanswered(messages):
                 raise TurnPendingError(conversation_id)
-            turn = self._turn(
-                conversation_id, held, messages, on_event, user_turns(messages), said=user_text
-            )
-            user_turn = turn.state.user_turn
-            with self.tracer.turn(
+            user_turn = user_turns(messages) if messages else 0
+            turn = self._turn(conversation_id, held, messages, on_event, user_turn, said=user_text)
+            runner, tracer = self._runner, self.tracer
+            if tracer is NO_TRACING:  # nobody listens: no scope
+                runner.append(turn, UserMessage(user_text), model=self.model_ref)
+                return await runner.rounds(turn)
+            with tracer.turn(
                 app=self.app_name, conversation_id=conversation_id, user_turn=user_turn
             ) as trace:
-                self._runner.append(turn, UserMessage(user_text), model=self.model_ref)
-                result = await self._runner.rounds(turn)
+                runner.append(turn, UserMessage(user_text), model=self.model_ref)
+                result = await runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
             return result
 
@@ -283,9 +286,12 @@ class Agent:
     def model_ref(self) -> ModelRef:
         """The model this agent runs on, as the journal records it (never its key). A model
         with a ``base_url`` attribute (every provider adapter has one) records it too."""
-        return ModelRef(
-            self.model.provider, self.model.model_name, getattr(self.model, "base_url", None)
-        )
+        model = self.model
+        named = (model.provider, model.model_name, getattr(model, "base_url", None))
+        ref = self._model_ref
+        if ref is None or (ref.provider, ref.model, ref.base_url) != named:
+            ref = self._model_ref = ModelRef(*named)  # immutable: kept while it is the same
+        return ref
 
     def offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
         """The declarations the next request after ``messages`` carries: every tool, or
@@ -364,7 +370,7 @@ class Agent:
 
     def _holding(self, conversation_id: str, lease: Lease | None) -> AbstractContextManager[Lease]:
         if lease is None:
-            return self.hold(conversation_id)
+            return _Hold(self.journal, conversation_id, self.lease_seconds)
         if lease.conversation_id != conversation_id:
             msg = "the lease is for another conversation"
             raise ConfigurationError(msg)

@@ -29,7 +29,7 @@ journals the results on its way out (``_interrupted``), as before.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -57,6 +57,7 @@ from ._records import NO_USAGE, CallRecord, Usage
 from ._result import PendingConfirmation, StopReason, TurnResult
 from ._state import TurnState
 from ._texts import text
+from ._tracing import NO_TRACING
 
 if TYPE_CHECKING:
     from ._executor import Executor
@@ -92,13 +93,26 @@ class Turn:
     calls: list[CallRecord] = field(default_factory=list)
     earlier: list[CallRecord] = field(default_factory=list)
     """Calls of this turn journaled before a resume (they count in what the turn did)."""
-    usage: Usage = NO_USAGE
+    before: Usage = NO_USAGE
+    """The tokens used before this run of the turn (a durable workflow's earlier steps)."""
+    reported: list[Mapping[str, int]] = field(default_factory=list)
+    """Each request's counts in this run, in order: summed into ``usage`` when it is read."""
     reasked: bool = False
     corrections: int = 0
     """Final answers sent back for not matching the output type."""
     unsaved: list[Message] = field(default_factory=list)
     """In ``messages`` but not yet journaled: the last round's results, which go into the
     journal with the next append (one commit per round)."""
+
+    @property
+    def usage(self) -> Usage:
+        """The tokens the turn's requests used so far."""
+        reported = self.reported
+        return self.before.extended(reported) if reported else self.before
+
+    @usage.setter
+    def usage(self, usage: Usage) -> None:
+        self.before, self.reported = usage, []
 
 
 class AgentParts(Protocol):
@@ -132,9 +146,10 @@ class TurnRunner:
 
     async def rounds(self, turn: Turn) -> TurnResult:
         """Ask the model and run its calls until the turn ends."""
+        agent = self.agent
         try:
             while True:
-                if self._over_budget(turn):
+                if agent.max_tokens_per_turn is not None and self._over_budget(turn):
                     reply = self.replies.plain(
                         "token_budget", budget=self.agent.max_tokens_per_turn
                     )
@@ -238,18 +253,25 @@ class TurnRunner:
             schema = output.schema
         request = ModelRequest(tuple(messages), agent.offered(messages), system, schema)
         turn.requests += 1
-        model = agent.model
-        with agent.tracer.model_request(provider=model.provider, model=model.model_name) as trace:
+        model, tracer = agent.model, agent.tracer
+        if tracer is NO_TRACING:  # nobody listens: no scope
             try:
-                if agent.stream:
-                    response = await self._streamed(turn, request)
-                else:
-                    response = await model.request(request)
+                response = await (
+                    self._streamed(turn, request) if agent.stream else model.request(request)
+                )
             except ProviderError as exc:
-                trace.finished(None, exc)
                 return await self._provider_failed(turn, exc)
-            trace.finished(response, None)
-        turn.usage = turn.usage.add(response.usage)
+        else:
+            with tracer.model_request(provider=model.provider, model=model.model_name) as trace:
+                try:
+                    response = await (
+                        self._streamed(turn, request) if agent.stream else model.request(request)
+                    )
+                except ProviderError as exc:
+                    trace.finished(None, exc)
+                    return await self._provider_failed(turn, exc)
+                trace.finished(response, None)
+        turn.reported.append(response.usage)
         return response
 
     async def _streamed(self, turn: Turn, request: ModelRequest) -> ModelResponse:
@@ -376,16 +398,17 @@ class TurnRunner:
         pending: PendingConfirmation | None = None,
         output: Any = None,
     ) -> TurnResult:
-        return TurnResult(
-            output=output,
-            conversation_id=turn.conversation_id,
-            reply=reply,
-            reply_author=author,
-            stop_reason=reason,
-            model_requests=turn.requests,
-            calls=tuple(turn.calls),
-            pending_confirmation=pending,
-            usage=turn.usage,
+        return TurnResult(  # by position: a class called with keywords builds a dict first
+            turn.conversation_id,
+            reply,
+            author,
+            reason,
+            turn.requests,
+            tuple(turn.calls),
+            pending,
+            None,  # provider_error
+            turn.usage,
+            output,
         )
 
     def append(self, turn: Turn, *messages: Message, model: ModelRef | None = None) -> None:
@@ -425,8 +448,7 @@ def _empty(message: AssistantMessage) -> bool:
 def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
     return ToolResultsMessage(
         tuple(
-            ToolResult(r.call.call_id, r.call.name, r.outcome, executed=r.executed, key=r.key)
-            for r in records
+            ToolResult(r.call.call_id, r.call.name, r.outcome, r.executed, r.key) for r in records
         )
     )
 
