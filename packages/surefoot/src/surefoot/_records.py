@@ -64,11 +64,12 @@ class Usage:
         inputs, outputs, cached = self.input_tokens, self.output_tokens, self.cached_input_tokens
         kept = list(self.requests)
         for counts in requests:
-            get = counts.get
-            read = get(_CACHED, 0)
-            inputs += get("input_tokens", 0) + read + get(_CREATED, 0)
-            outputs += get("output_tokens", 0)
-            cached += read
+            if counts:  # else the provider reported none
+                get = counts.get
+                read = get(_CACHED, 0)
+                inputs += get("input_tokens", 0) + read + get(_CREATED, 0)
+                outputs += get("output_tokens", 0)
+                cached += read
             kept.append(dict(counts))
         return Usage(inputs, outputs, cached, tuple(kept))
 

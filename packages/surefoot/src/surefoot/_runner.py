@@ -208,7 +208,7 @@ class TurnRunner:
     async def _answered(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
         """What the model's response leads to (None: another request)."""
         calls = message.tool_calls
-        if not calls and _empty(message):
+        if not calls and _empty_text(message):
             return await self._empty(turn)
         self.append(turn, message)
         if calls:
@@ -440,9 +440,9 @@ class TurnRunner:
             await maybe
 
 
-def _empty(message: AssistantMessage) -> bool:
-    """An answer with no calls, no text (or only blanks) that ended normally."""
-    return message.finish == "end_turn" and not message.tool_calls and not message.text.strip()
+def _empty_text(message: AssistantMessage) -> bool:
+    """An answer (without calls) with no text, or only blanks, that ended normally."""
+    return message.finish == "end_turn" and not message.text.strip()
 
 
 def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
