@@ -201,7 +201,7 @@ class Agent:
         the conversation and ``TurnPendingError`` if its last turn is unfinished. ``lease``: a
         hold already taken with ``hold`` (it stays held)."""
         conversation_id = conversation_id or new_conversation_id()
-        with self._holding(conversation_id, lease) as held:
+        with _holding(self.journal, conversation_id, lease, self.lease_seconds) as held:
             if held.orphaned:  # its last writer died: settle what it left unsettled
                 self.executor.reconcile(
                     conversation_id=conversation_id, lang=self.lang, orphaned=True
@@ -232,7 +232,7 @@ class Agent:
     ) -> TurnResult:
         """Finish an interrupted or paused turn from the journal (a finished turn just
         reports how it ended). It must run on the model the turn started with."""
-        with self._holding(conversation_id, lease) as held:
+        with _holding(self.journal, conversation_id, lease, self.lease_seconds) as held:
             messages = self.journal.load(conversation_id)
             if not messages:
                 msg = f"there is no conversation {conversation_id!r} to resume"
@@ -286,12 +286,8 @@ class Agent:
     def model_ref(self) -> ModelRef:
         """The model this agent runs on, as the journal records it (never its key). A model
         with a ``base_url`` attribute (every provider adapter has one) records it too."""
-        model = self.model
-        named = (model.provider, model.model_name, getattr(model, "base_url", None))
-        ref = self._model_ref
-        if ref is None or (ref.provider, ref.model, ref.base_url) != named:
-            ref = self._model_ref = ModelRef(*named)  # immutable: kept while it is the same
-        return ref
+        self._model_ref = _ref_of(self.model, self._model_ref)
+        return self._model_ref
 
     def offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
         """The declarations the next request after ``messages`` carries: every tool, or
@@ -367,14 +363,6 @@ class Agent:
         return self.executor.diagnostics.list(conversation_id=conversation_id)
 
     # -- steps -----------------------------------------------------------------------------
-
-    def _holding(self, conversation_id: str, lease: Lease | None) -> AbstractContextManager[Lease]:
-        if lease is None:
-            return _Hold(self.journal, conversation_id, self.lease_seconds)
-        if lease.conversation_id != conversation_id:
-            msg = "the lease is for another conversation"
-            raise ConfigurationError(msg)
-        return nullcontext(lease)
 
     def _traced_turn(self, turn: Turn) -> AbstractContextManager[TurnTrace]:
         return self.tracer.turn(
@@ -475,6 +463,26 @@ def _check_model(journal: Journal, conversation_id: str, current: ModelRef) -> N
             f"({current.model})"
         )
         raise ConfigurationError(msg)
+
+
+def _ref_of(model: Model, kept: ModelRef | None) -> ModelRef:
+    """``model``'s reference: ``kept`` while it names the same model (it is immutable)."""
+    named = (model.provider, model.model_name, getattr(model, "base_url", None))
+    if kept is not None and (kept.provider, kept.model, kept.base_url) == named:
+        return kept
+    return ModelRef(*named)
+
+
+def _holding(
+    journal: Journal, conversation_id: str, lease: Lease | None, seconds: float
+) -> AbstractContextManager[Lease]:
+    """A new hold on the conversation, or ``lease``, a hold already taken (it stays held)."""
+    if lease is None:
+        return _Hold(journal, conversation_id, seconds)
+    if lease.conversation_id != conversation_id:
+        msg = "the lease is for another conversation"
+        raise ConfigurationError(msg)
+    return nullcontext(lease)
 
 
 class _Hold:
