@@ -6,8 +6,9 @@ A turn is a scripted model asking for ``R`` rounds of ``k`` atomic writes each (
 its ledger record in one transaction), then answering. The cost of a round is the slope between
 turns of 1 and of ``1 + N`` rounds. Both backends keep their journal and ledger in one fresh
 database; DBOS keeps its system tables there too (as an application on DBOS would, beside its
-data). Commits are transactions that changed something: surefoot's counted by wrapping
-``Database.transaction``, DBOS's by SQLAlchemy events on its system database's engine.
+data). Commits are transactions that changed something: surefoot's counted by the
+``Database`` itself (``Database.counts``), DBOS's by SQLAlchemy events on its system database's
+engine. The tools, the model and the counting are ``commit_rounds.py``'s.
 
 Run:  .venv/bin/python benchmarks/bench_dbos.py [--quick] [--pg URL]
 """
@@ -21,36 +22,19 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Coroutine
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_durable import PG_DEFAULT, Counts, build_tools, count_commits
-from surefoot import Agent, ModelRequest, SqlJournal, SqlLedger, TurnResult, open_database
-from surefoot.messages import ToolResultsMessage, UserMessage
+from bench_durable import PG_DEFAULT, Counts
+from commit_rounds import counting, round_tools, rounds_model
+from surefoot import Agent, SqlJournal, SqlLedger, TurnResult, open_database
 from surefoot.sql import Database
-from surefoot.testing import FunctionModel, call, turn
 
 WRITES = ("INSERT", "UPDATE", "DELETE")
-
-
-def batch_model(calls: int, rounds: int) -> FunctionModel:
-    """``rounds`` rounds of ``calls`` atomic writes each (new arguments each), then an answer."""
-
-    def plan(request: ModelRequest) -> Any:
-        done = 0
-        for message in reversed(request.messages):
-            if isinstance(message, UserMessage):
-                break
-            done += isinstance(message, ToolResultsMessage)
-        if done < rounds:
-            batch = [call("write_atomic", {"n": done * 10 + i}) for i in range(calls)]
-            return turn(*batch)
-        return turn("done")
-
-    return FunctionModel(plan)
 
 
 def count_engine_commits() -> Counts:
@@ -88,33 +72,37 @@ class Side:
 
 def builtin_side(db: Database) -> Side:
     """``Agent.run_turn`` on ``SqlJournal`` + ``SqlLedger``."""
-    tools = build_tools(db)
-    counts = count_commits(db)
+    tools = round_tools(db)
     journal, ledger = SqlJournal(db, user="builtin"), SqlLedger(db, user="builtin")
 
     async def run(calls: int, rounds: int, cid: str) -> TurnResult:
-        agent = Agent(model=batch_model(calls, rounds), tools=tools, journal=journal, ledger=ledger)
+        model = rounds_model("write_atomic", rounds, calls=calls)
+        agent = Agent(model=model, tools=tools, journal=journal, ledger=ledger)
         return await agent.run_turn("go", conversation_id=cid)
 
-    return Side("built-in", run, [counts])
+    return Side("built-in", run, [db.counts])
 
 
 def dbos_side(db: Database, configs: list[tuple[int, int]]) -> Side:
     """``DurableAgent.run_turn``: each turn a DBOS workflow (DBOS is launched afterwards)."""
     from surefoot.dbos import DurableAgent
 
-    tools = build_tools(db)
-    counts = count_commits(db)
+    tools = round_tools(db)
     journal, ledger = SqlJournal(db, user="dbos"), SqlLedger(db, user="dbos")
     agents = {
-        config: DurableAgent(
-            Agent(model=batch_model(*config), tools=tools, journal=journal, ledger=ledger),
-            name=f"bench-{config[0]}-{config[1]}",
+        (calls, rounds): DurableAgent(
+            Agent(
+                model=rounds_model("write_atomic", rounds, calls=calls),
+                tools=tools,
+                journal=journal,
+                ledger=ledger,
+            ),
+            name=f"bench-{calls}-{rounds}",
         )
-        for config in configs
+        for calls, rounds in configs
     }
     return Side(
-        "DBOS", lambda c, r, cid: agents[c, r].run_turn("go", conversation_id=cid), [counts]
+        "DBOS", lambda c, r, cid: agents[c, r].run_turn("go", conversation_id=cid), [db.counts]
     )
 
 
@@ -140,13 +128,14 @@ def measure(side: Side, calls: int, rounds: int, turns: int) -> tuple[float, flo
     async def run() -> tuple[list[float], list[int]]:
         times, commits = [], [0] * len(side.counted)
         for _ in range(turns):
-            before = [c.commits for c in side.counted]
-            start = time.perf_counter()
-            result = await side.run(calls, rounds, "c_" + uuid.uuid4().hex[:10])
-            times.append(time.perf_counter() - start)
+            with ExitStack() as stack:
+                made = [stack.enter_context(counting(counts)) for counts in side.counted]
+                start = time.perf_counter()
+                result = await side.run(calls, rounds, "c_" + uuid.uuid4().hex[:10])
+                times.append(time.perf_counter() - start)
             assert result.reply == "done", result.reply
-            for i, counts in enumerate(side.counted):
-                commits[i] += counts.commits - before[i]
+            for i, counted in enumerate(made):
+                commits[i] += counted.commits
         return times, commits
 
     times, commits = asyncio.run(run())

@@ -25,77 +25,24 @@ import asyncio
 import contextlib
 import os
 import statistics
+import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from surefoot import (
-    Agent,
-    ModelRequest,
-    SqlDiagnostics,
-    SqlJournal,
-    SqlLedger,
-    ToolContext,
-    ToolSet,
-    TurnResult,
-    open_database,
-)
+sys.path.insert(0, str(Path(__file__).parent))
+
+from commit_rounds import counting, round_tools, rounds_model
+from surefoot import Agent, SqlDiagnostics, SqlJournal, SqlLedger, TurnResult, open_database
 from surefoot._runner import Turn, TurnRunner
-from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
+from surefoot.messages import AssistantMessage
 from surefoot.sql import Database
 from surefoot.sql import TransactionCounts as Counts
-from surefoot.testing import FunctionModel, call, turn
 
 PG_DEFAULT = os.environ.get("SUREFOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def build_tools(db: Database | None) -> ToolSet:
-    """A sync read, a write settled by the executor, and (with a database) an atomic write."""
-    tools = ToolSet()
-
-    @tools.tool
-    def read_item(n: int) -> dict[str, Any]:
-        """Read one item."""
-        return {"n": n, "name": "item"}
-
-    @tools.tool(effect="write", idempotent=True)
-    def write_item(n: int) -> dict[str, Any]:
-        """Write one item (no effect of its own: the ledger's cost alone)."""
-        return {"n": n, "saved": True}
-
-    if db is not None:
-        db.migrate("bench", ["CREATE TABLE bench_items (key TEXT NOT NULL, n INTEGER NOT NULL)"])
-
-        @tools.tool(effect="write", atomic=True)
-        def write_atomic(ctx: ToolContext, n: int) -> dict[str, Any]:
-            """Write one item and its ledger record in one transaction."""
-            result = {"n": n, "saved": True}
-            with db.transaction() as tx:
-                tx.execute("INSERT INTO bench_items (key, n) VALUES (?, ?)", (ctx.key, n))
-                ctx.commit_in(tx, result)
-            return result
-
-    return tools
-
-
-def rounds_model(tool: str, rounds: int) -> FunctionModel:
-    """Ask for ``rounds`` calls of ``tool`` (one per round, new arguments each), then answer."""
-
-    def plan(request: ModelRequest) -> Any:
-        done = 0
-        for message in reversed(request.messages):
-            if isinstance(message, UserMessage):
-                break
-            done += isinstance(message, ToolResultsMessage)
-        if done < rounds:
-            return turn(call(tool, {"n": done}))
-        return turn("done")
-
-    return FunctionModel(plan)
 
 
 @dataclass
@@ -110,7 +57,7 @@ class Backend:
 
 def memory_backend() -> Backend:
     """Everything in memory (the default ``Agent``)."""
-    tools = build_tools(None)
+    tools = round_tools(None)
 
     def agent(tool: str, rounds: int) -> Agent:
         return Agent(model=rounds_model(tool, rounds), tools=tools, lang="en")
@@ -133,7 +80,7 @@ class ResultsApart(TurnRunner):
 def sql_backend(name: str, db: Database, *, results_apart: bool = False) -> Backend:
     """Journal, ledger and diagnostics in ``db`` (``results_apart``: as before, each round's
     outcomes in a commit of their own)."""
-    tools = build_tools(db)
+    tools = round_tools(db)
     counts = db.counts  # every transaction and commit, counted by the Database
     ledger, journal, diagnostics = SqlLedger(db), SqlJournal(db), SqlDiagnostics(db)
 
@@ -171,15 +118,15 @@ def run_configs(
     async def run() -> None:
         for index in range(turns):
             for config in configs:
-                before = (counts.transactions, counts.commits)
-                started = time.perf_counter()
-                result = await agents[config][index].run_turn(
-                    "go", conversation_id="b_" + uuid.uuid4().hex
-                )
-                samples[config].append(time.perf_counter() - started)
+                with counting(counts) as made:
+                    started = time.perf_counter()
+                    result = await agents[config][index].run_turn(
+                        "go", conversation_id="b_" + uuid.uuid4().hex
+                    )
+                    samples[config].append(time.perf_counter() - started)
                 assert result.stop_reason == "completed", result.reply
-                totals[config].transactions += counts.transactions - before[0]
-                totals[config].commits += counts.commits - before[1]
+                totals[config].transactions += made.transactions
+                totals[config].commits += made.commits
 
     asyncio.run(run())
     return {

@@ -1,20 +1,28 @@
 """What a durable turn commits, counted through the ``Database`` layer on SQLite and
 PostgreSQL: one commit per tool round (the round's results go in with the next response), and
-a write adds its claim and its settlement. Counts, not timings: a regression fails here."""
+a write adds its claim and its settlement. Counts, not timings: a regression fails here. The
+tools, the scripted rounds and the counting are the benchmarks' own
+(``benchmarks/commit_rounds.py``), so the budget asserted here is the one they report."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from surefoot import Agent, ModelRequest, SqlJournal, SqlLedger, ToolContext, ToolSet
+from surefoot import Agent, ModelRequest, SqlJournal, SqlLedger
 from surefoot import open_database as open_db
-from surefoot.messages import ToolResultsMessage, UserMessage
+from surefoot.messages import ToolResultsMessage
 from surefoot.sql import Database
 from surefoot.testing import FunctionModel, call, turn
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+
+from commit_rounds import TABLE, counting, round_tools, rounds_model
 
 TURN_OVERHEAD = 4
 """Commits of a turn besides its rounds: the hold taken, the person's message, the final
@@ -25,64 +33,25 @@ answer, the hold given back."""
 def db(db_url: str) -> Iterator[Database]:
     """A database on SQLite or PostgreSQL with the tools' own table."""
     database = open_db(db_url)
-    database.migrate("counted", ["CREATE TABLE t_counted (key TEXT NOT NULL, n INTEGER NOT NULL)"])
+    round_tools(database)  # makes the atomic write's table
     yield database
     database.close()
-
-
-def _tools(db: Database) -> ToolSet:
-    tools = ToolSet()
-
-    @tools.tool
-    def read_item(n: int) -> dict[str, Any]:
-        """Read one item."""
-        return {"n": n}
-
-    @tools.tool(effect="write", idempotent=True)
-    def write_item(n: int) -> dict[str, Any]:
-        """Write one item (settled by the executor)."""
-        return {"n": n, "saved": True}
-
-    @tools.tool(effect="write", atomic=True)
-    def write_atomic(ctx: ToolContext, n: int) -> dict[str, Any]:
-        """Write one item and its ledger record in one transaction."""
-        result = {"n": n, "saved": True}
-        with db.transaction() as tx:
-            tx.execute("INSERT INTO t_counted (key, n) VALUES (?, ?)", (ctx.key, n))
-            ctx.commit_in(tx, result)
-        return result
-
-    return tools
-
-
-def _rounds(tool: str, rounds: int) -> FunctionModel:
-    """Asks for ``rounds`` calls of ``tool``, one per response, then answers."""
-
-    def plan(request: ModelRequest) -> Any:
-        done = 0
-        for message in reversed(request.messages):
-            if isinstance(message, UserMessage):
-                break
-            done += isinstance(message, ToolResultsMessage)
-        return turn(call(tool, {"n": done})) if done < rounds else turn("done")
-
-    return FunctionModel(plan)
 
 
 def _commits(db: Database, tool: str, rounds: int, conversation: str) -> int:
     """The commits of one turn of ``rounds`` rounds of ``tool``."""
     agent = Agent(
-        model=_rounds(tool, rounds),
-        tools=_tools(db),
+        model=rounds_model(tool, rounds),
+        tools=round_tools(db),
         ledger=SqlLedger(db),
         journal=SqlJournal(db),
         lang="en",
     )
-    before = db.counts.commits
-    result = asyncio.run(agent.run_turn("go", conversation_id=conversation))
+    with counting(db.counts) as made:
+        result = asyncio.run(agent.run_turn("go", conversation_id=conversation))
     assert result.stop_reason == "completed"
     assert len(result.calls) == rounds
-    return db.counts.commits - before
+    return made.commits
 
 
 def test_a_tool_round_is_one_commit(db: Database) -> None:
@@ -102,25 +71,24 @@ def test_a_write_adds_its_claim_and_its_settlement(db: Database, tool: str) -> N
 
 def test_reads_are_not_counted_as_commits(db: Database) -> None:
     """A transaction that only reads counts as a transaction, not as a commit."""
-    before = (db.counts.transactions, db.counts.commits)
-    db.query("SELECT 1")
-    with db.transaction() as tx:
-        tx.execute("INSERT INTO t_counted (key, n) VALUES (?, ?)", ("k", 1))
-    assert (db.counts.transactions - before[0], db.counts.commits - before[1]) == (2, 1)
+    with counting(db.counts) as made:
+        db.query("SELECT 1")
+        with db.transaction() as tx:
+            tx.execute(f"INSERT INTO {TABLE} (key, n) VALUES (?, ?)", ("k", 1))
+    assert (made.transactions, made.commits) == (2, 1)
 
 
 def test_a_rolled_back_transaction_is_not_counted(db: Database) -> None:
     """A transaction whose body raises is rolled back: neither a transaction nor a commit."""
-    before = (db.counts.transactions, db.counts.commits)
 
     def insert_then_fail() -> None:
         with db.transaction() as tx:
-            tx.execute("INSERT INTO t_counted (key, n) VALUES (?, ?)", ("k", 1))
+            tx.execute(f"INSERT INTO {TABLE} (key, n) VALUES (?, ?)", ("k", 1))
             raise RuntimeError
 
-    with pytest.raises(RuntimeError):
+    with counting(db.counts) as made, pytest.raises(RuntimeError):
         insert_then_fail()
-    assert (db.counts.transactions, db.counts.commits) == before
+    assert (made.transactions, made.commits) == (0, 0)
 
 
 class _Died(BaseException):
@@ -134,7 +102,7 @@ def test_a_crash_before_the_merged_commit_never_runs_the_write_again(db: Databas
     journal = SqlJournal(db)
     dying = Agent(
         model=FunctionModel(lambda request: _die_on_second_request(request, journal)),
-        tools=_tools(db),
+        tools=round_tools(db),
         ledger=SqlLedger(db),
         journal=journal,
         lang="en",
@@ -145,8 +113,8 @@ def test_a_crash_before_the_merged_commit_never_runs_the_write_again(db: Databas
     assert [type(m).__name__ for m in transcript] == ["UserMessage", "AssistantMessage"]
     db.query("UPDATE sf_conversations SET lease_until = 0")  # the dead process's hold lapsed
     resumed = Agent(
-        model=_rounds("write_atomic", 1),
-        tools=_tools(db),
+        model=rounds_model("write_atomic", 1),
+        tools=round_tools(db),
         ledger=SqlLedger(db),
         journal=SqlJournal(db),
         lang="en",
@@ -155,7 +123,7 @@ def test_a_crash_before_the_merged_commit_never_runs_the_write_again(db: Databas
     assert result.stop_reason == "completed"
     (record,) = result.calls
     assert not record.executed  # answered from the ledger
-    assert db.query("SELECT COUNT(*) FROM t_counted")[0][0] == 1
+    assert db.query(f"SELECT COUNT(*) FROM {TABLE}")[0][0] == 1
 
 
 def _die_on_second_request(request: ModelRequest, journal: SqlJournal) -> Any:

@@ -38,8 +38,8 @@ from .tools import build_tools, store_in_context
 from .words import call_in_words
 
 if TYPE_CHECKING:
-    from surefoot.messages import ToolCall
     from surefoot.dbos import DurableAgent
+    from surefoot.messages import ToolCall
 
 PROVIDER_CHOICES: Final = ("offline", "anthropic", "openai", "google", "openai-chat")
 KEY_VARIABLES: Final = {

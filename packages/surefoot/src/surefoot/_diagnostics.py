@@ -173,14 +173,20 @@ def diagnostic_from(
     return diagnostic
 
 
+_LOGGER: logging.Logger | None = None
+
+
 def _configured_logger() -> logging.Logger | None:
     """The ``surefoot`` logger if an error logged on it would reach a handler that does
     something (not a ``NullHandler``); None otherwise, and then no record is built. Without
     the ``logging`` module imported, no handler can exist (and it is not imported here)."""
+    global _LOGGER  # noqa: PLW0603 - the same logger every time: asked for once
     module = sys.modules.get("logging")
     if module is None:
         return None
-    logger: logging.Logger = module.getLogger("surefoot")
+    logger = _LOGGER
+    if logger is None:
+        logger = _LOGGER = module.getLogger("surefoot")
     if not logger.isEnabledFor(module.ERROR):
         return None
     current: logging.Logger | None = logger

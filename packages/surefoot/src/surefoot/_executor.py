@@ -161,12 +161,14 @@ class Executor:
         state.round += 1
         records: list[CallRecord] = []
         group: list[tuple[ToolCall, _Prepared]] = []
+        tools = self.tools
         for call in calls:
-            tool = self.tools.get(call.name)
+            tool = tools.get(call.name)
             concurrent = tool is not None and tool.effect == "read" and tool.is_async
-            if group and (not concurrent or _stopped(state)):
+            # ``state.stopped`` is read again after every await: a call run may stop the turn
+            if group and (not concurrent or state.stopped):
                 records.extend(await self._flush(group, state))
-            if _stopped(state):  # checked before preparing: a skipped call takes no ordinal
+            if state.stopped:  # checked before preparing: a skipped call takes no ordinal
                 records.append(self._traced(_not_executed(call, state)))
                 continue
             prepared = self._prepare(call, tool, state)
@@ -177,7 +179,7 @@ class Executor:
                 records.append(self._traced(refused))
             elif concurrent:
                 group.append((call, prepared))
-            elif (waiting := self._waiting(call, prepared, state)) is not None:
+            elif _asks(prepared) and (waiting := self._waiting(call, prepared, state)) is not None:
                 return BatchResult(tuple(records), pending=waiting)
             else:
                 records.append(await self._run_one(call, prepared, state))
@@ -310,7 +312,7 @@ class Executor:
             state.stop_if(outcome)
         elif prep.tool.effect == "write":
             state.succeeded(prep.fingerprint, outcome.data)
-        return CallRecord(call, outcome, executed=executed, key=prep.key)
+        return CallRecord(call, outcome, executed, prep.key)
 
     # -- before the handler ------------------------------------------------------------------
 
@@ -382,12 +384,15 @@ class Executor:
     # -- running ---------------------------------------------------------------------------
 
     async def _run_one(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
-        with self.tracer.tool_call(call, effect=prep.tool.effect) as trace:
-            record = await self._run_traced(call, prep, state)
+        tracer = self.tracer
+        if tracer is NO_TRACING:  # nobody listens: no scope
+            return await self._run(call, prep, state)
+        with tracer.tool_call(call, effect=prep.tool.effect) as trace:
+            record = await self._run(call, prep, state)
             trace.finished(record, self.ledger)
         return record
 
-    async def _run_traced(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
+    async def _run(self, call: ToolCall, prep: _Prepared, state: TurnState) -> CallRecord:
         tool = prep.tool
         if _asks(prep) and self._decision(call, prep, state) is False:
             why = "denied" if tool.confirm else "denied_derived"
@@ -500,7 +505,7 @@ async def _invoke(tool: Tool, prep: _Prepared, ctx: ToolContext | None) -> Outco
             value = tool.handler(ctx, **kwargs) if tool.wants_context else tool.handler(**kwargs)
             if type(value) is not dict and isawaitable(value):
                 value = await value  # an async function behind a plain decorator
-        return _to_outcome(value)
+        return outcome_of(value)
     except Exception as exc:  # noqa: BLE001 - the error boundary: every failure becomes data
         return exc
     except BaseException as exc:
@@ -559,16 +564,6 @@ def _asks(prepared: _Prepared) -> bool:
     """Whether the call runs only once a person says yes: a ``confirm`` write, or a write
     with a grounded value derived from the person's words."""
     return bool(prepared.tool.confirm) or bool(prepared.derived)
-
-
-def _stopped(state: TurnState) -> bool:
-    """Whether the turn stopped (read again after awaits that may have stopped it)."""
-    return state.stopped
-
-
-def _to_outcome(value: object) -> Outcome:
-    """What a handler returned, as an outcome; raises if it is not one of plain JSON data."""
-    return outcome_of(value)
 
 
 def _stray_cancellation(exc: BaseException) -> bool:

@@ -241,7 +241,9 @@ class MemoryJournal:
         return [cid for cid, c in reversed(self._conversations.items()) if c.messages]
 
     def acquire(self, conversation_id: str, *, seconds: float) -> Lease | None:
-        found = self._conversations.setdefault(conversation_id, _Conversation([]))
+        found = self._conversations.get(conversation_id)
+        if found is None:
+            found = self._conversations[conversation_id] = _Conversation([])
         now = self._clock()
         if found.owner is not None and found.lease_until >= now:
             return None
@@ -261,7 +263,8 @@ class MemoryJournal:
         found = self._conversations.get(lease.conversation_id)
         if found is not None and (found.owner, found.fence) == (lease.owner, lease.fence):
             found.owner, found.lease_until = None, 0.0
-            self._evict()
+            if self.limit is not None and len(self._conversations) > self.limit:
+                self._evict()
 
     def model_of(self, conversation_id: str) -> ModelRef | None:
         found = self._conversations.get(conversation_id)

@@ -13,8 +13,9 @@ with a stop_turn end the turn without asking the model.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+import math
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ._diagnostics import Diagnostic, DiagnosticsSink, Redactor
@@ -53,7 +54,7 @@ from ._state import TurnState
 from ._sync import run_sync
 from ._texts import Lang, coerce_lang
 from ._tools import ToolSet
-from ._tracing import Tracer, TurnTrace
+from ._tracing import NO_TRACING, Tracer, TurnTrace
 
 __all__ = [
     "Agent",
@@ -196,6 +197,7 @@ class Agent:
             call_words=call_words,
         )
         self._runner = TurnRunner(self)
+        self._model_ref: ModelRef | None = None
 
     # -- public entry points -----------------------------------------------------------------
 
@@ -211,22 +213,26 @@ class Agent:
         the conversation and ``TurnPendingError`` if its last turn is unfinished. ``lease``: a
         hold already taken with ``hold`` (it stays held)."""
         conversation_id = conversation_id or new_conversation_id()
-        with self._holding(conversation_id, lease) as held:
+        with _holding(self.journal, conversation_id, lease, self.lease_seconds) as held:
             if held.orphaned:  # its last writer died: settle what it left unsettled
                 self.executor.reconcile(
                     conversation_id=conversation_id, lang=self.lang, orphaned=True
                 )
             messages = self.journal.load(conversation_id)
-            if unanswered(messages):
+            if messages and unanswered(messages):
                 raise TurnPendingError(conversation_id)
-            turn = self._turn(
-                conversation_id, held, messages, on_event, user_turns(messages), said=user_text
-            )
-            with self._traced_turn(turn) as trace:
-                self._runner.append(
-                    turn, UserMessage(user_text, said_on=turn.state.today), model=self.model_ref
-                )
-                result = await self._runner.rounds(turn)
+            user_turn = user_turns(messages) if messages else 0
+            turn = self._turn(conversation_id, held, messages, on_event, user_turn, said=user_text)
+            message = UserMessage(user_text, said_on=turn.state.today)
+            runner, tracer = self._runner, self.tracer
+            if tracer is NO_TRACING:  # nobody listens: no scope
+                runner.append(turn, message, model=self.model_ref)
+                return await runner.rounds(turn)
+            with tracer.turn(
+                app=self.app_name, conversation_id=conversation_id, user_turn=user_turn
+            ) as trace:
+                runner.append(turn, message, model=self.model_ref)
+                result = await runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
             return result
 
@@ -239,7 +245,7 @@ class Agent:
     ) -> TurnResult:
         """Finish an interrupted or paused turn from the journal (a finished turn just
         reports how it ended). It must run on the model the turn started with."""
-        with self._holding(conversation_id, lease) as held:
+        with _holding(self.journal, conversation_id, lease, self.lease_seconds) as held:
             messages = self.journal.load(conversation_id)
             if not messages:
                 msg = f"there is no conversation {conversation_id!r} to resume"
@@ -284,17 +290,17 @@ class Agent:
         return run_sync(self.resume(conversation_id, on_event=on_event), what="resume_sync")
 
     def hold(self, conversation_id: str) -> AbstractContextManager[Lease]:
-        """Hold the conversation (one writer across processes), renewed while the block runs.
-        Raises ``ConversationBusyError`` if another live writer holds it."""
-        return _held(self.journal, conversation_id, self.lease_seconds)
+        """Hold the conversation (one writer across processes), renewed while the block runs
+        (a hold on a ``MemoryJournal`` lasts until the block ends: it lives in the holder's
+        own process). Raises ``ConversationBusyError`` if another live writer holds it."""
+        return _Hold(self.journal, conversation_id, self.lease_seconds)
 
     @property
     def model_ref(self) -> ModelRef:
         """The model this agent runs on, as the journal records it (never its key). A model
         with a ``base_url`` attribute (every provider adapter has one) records it too."""
-        return ModelRef(
-            self.model.provider, self.model.model_name, getattr(self.model, "base_url", None)
-        )
+        self._model_ref = _ref_of(self.model, self._model_ref)
+        return self._model_ref
 
     def offered(self, messages: Sequence[Message]) -> tuple[ToolSpec, ...]:
         """The declarations the next request after ``messages`` carries: every tool, or
@@ -371,17 +377,6 @@ class Agent:
 
     # -- steps -----------------------------------------------------------------------------
 
-    @contextmanager
-    def _holding(self, conversation_id: str, lease: Lease | None) -> Iterator[Lease]:
-        if lease is not None:
-            if lease.conversation_id != conversation_id:
-                msg = "the lease is for another conversation"
-                raise ConfigurationError(msg)
-            yield lease
-            return
-        with self.hold(conversation_id) as held:
-            yield held
-
     def _traced_turn(self, turn: Turn) -> AbstractContextManager[TurnTrace]:
         return self.tracer.turn(
             app=self.app_name,
@@ -419,11 +414,14 @@ class Agent:
         appended, said today). Its state carries the conversation's user texts and the day
         each was said, read from the journal, so grounding reads the same words live and on
         resume."""
-        decisions = self._decisions(conversation_id, user_turn)
         today = self.today()
-        users = [m for m in messages if isinstance(m, UserMessage)]
-        texts = [m.text for m in users]
-        days = [m.said_on for m in users]
+        if messages:
+            decisions = self._decisions(conversation_id, user_turn)
+            users = [m for m in messages if isinstance(m, UserMessage)]
+            texts = [m.text for m in users]
+            days = [m.said_on for m in users]
+        else:  # a new conversation: nobody decided anything in it yet
+            decisions, texts, days = {}, [], []
         if said is not None:
             texts.append(said)
             days.append(today)
@@ -485,14 +483,63 @@ def _check_model(journal: Journal, conversation_id: str, current: ModelRef) -> N
         raise ConfigurationError(msg)
 
 
-@contextmanager
-def _held(journal: Journal, conversation_id: str, seconds: float) -> Iterator[Lease]:
-    """A hold on ``conversation_id``, renewed by the heartbeat while the block runs."""
-    lease = journal.acquire(conversation_id, seconds=seconds)
+def _ref_of(model: Model, kept: ModelRef | None) -> ModelRef:
+    """``model``'s reference: ``kept`` while it names the same model (it is immutable)."""
+    named = (model.provider, model.model_name, getattr(model, "base_url", None))
+    if kept is not None and (kept.provider, kept.model, kept.base_url) == named:
+        return kept
+    return ModelRef(*named)
+
+
+def _holding(
+    journal: Journal, conversation_id: str, lease: Lease | None, seconds: float
+) -> AbstractContextManager[Lease]:
+    """A new hold on the conversation, or ``lease``, a hold already taken (it stays held)."""
     if lease is None:
-        raise ConversationBusyError(conversation_id)
-    try:
-        with HEARTBEAT.keep(lambda: journal.renew(lease, seconds=seconds), every=seconds / 3):
-            yield lease
-    finally:
-        journal.release(lease)
+        return _Hold(journal, conversation_id, seconds)
+    if lease.conversation_id != conversation_id:
+        msg = "the lease is for another conversation"
+        raise ConfigurationError(msg)
+    return nullcontext(lease)
+
+
+class _Hold:
+    """A hold on a conversation for the length of a ``with`` block, renewed by the heartbeat
+    while the block runs. A ``MemoryJournal`` lives in the memory of the process that holds
+    its conversations, so a hold there cannot outlive its holder: it is taken until it is
+    let go, and no renewal is registered for it."""
+
+    __slots__ = ("_beat", "_conversation_id", "_journal", "_lease", "_seconds")
+
+    def __init__(self, journal: Journal, conversation_id: str, seconds: float) -> None:
+        self._journal = journal
+        self._conversation_id = conversation_id
+        self._seconds = seconds
+        self._lease: Lease | None = None
+        self._beat: AbstractContextManager[None] | None = None
+
+    def __enter__(self) -> Lease:
+        journal, seconds = self._journal, self._seconds
+        in_memory = isinstance(journal, MemoryJournal)
+        lease = journal.acquire(self._conversation_id, seconds=math.inf if in_memory else seconds)
+        if lease is None:
+            raise ConversationBusyError(self._conversation_id)
+        self._lease = lease
+        if not in_memory:
+            beat = HEARTBEAT.keep(lambda: journal.renew(lease, seconds=seconds), every=seconds / 3)
+            try:
+                beat.__enter__()
+            except BaseException:
+                journal.release(lease)
+                raise
+            self._beat = beat
+        return lease
+
+    def __exit__(self, *exc: object) -> None:
+        lease, beat = self._lease, self._beat
+        assert lease is not None  # entered
+        try:
+            if beat is not None:
+                beat.__exit__(None, None, None)
+        finally:
+            self._journal.release(lease)

@@ -238,13 +238,21 @@ def _check_value(node: object, depth: int) -> float:
     if isinstance(node, dict):
         total = 2.0
         for key, item in node.items():
-            if not isinstance(key, str):
-                msg = f"the data has a key that is not a string ({type(key).__name__})"
-                raise ValueError(msg)
-            if not key.isascii():
-                _check_text(key)
-            total += 6 * len(key) + 4
-            total += _leaf(item) or _check_value(item, depth + 1)
+            if type(key) is not str or not key.isascii():
+                _check_key(key)
+            # the commonest values are checked here (``_leaf`` checks the same, a call later)
+            kind = type(item)
+            if kind is str and item.isascii():
+                total += 6 * (len(key) + len(item)) + 6
+            elif (
+                (kind is float and -math.inf < item < math.inf)
+                or (kind is int and -_BIG < item < _BIG)
+                or item is None
+                or kind is bool
+            ):
+                total += 6 * len(key) + 4 + _ATOM
+            else:
+                total += 6 * len(key) + 4 + (_leaf(item) or _check_value(item, depth + 1))
         return total
     if isinstance(node, list | tuple):
         total = 2.0
@@ -252,6 +260,14 @@ def _check_value(node: object, depth: int) -> float:
             total += (_leaf(item) or _check_value(item, depth + 1)) + 1
         return total
     return _leaf(node) or _check_scalar(node)
+
+
+def _check_key(key: object) -> None:
+    if not isinstance(key, str):
+        msg = f"the data has a key that is not a string ({type(key).__name__})"
+        raise ValueError(msg)
+    if not key.isascii():
+        _check_text(key)
 
 
 def _check_scalar(node: object) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._messages import ToolCall
@@ -57,19 +57,27 @@ class Usage:
 
     def add(self, counts: Mapping[str, int]) -> Usage:
         """This usage with one more request's ``counts``."""
-        get = counts.get
-        cached = get(_CACHED, 0)
-        return Usage(
-            self.input_tokens + get("input_tokens", 0) + cached + get(_CREATED, 0),
-            self.output_tokens + get("output_tokens", 0),
-            self.cached_input_tokens + cached,
-            (*self.requests, dict(counts)),
-        )
+        return self.extended((counts,))
+
+    def extended(self, requests: Iterable[Mapping[str, int]]) -> Usage:
+        """This usage with more requests' counts, in order (each a ``ModelResponse.usage``)."""
+        inputs, outputs, cached = self.input_tokens, self.output_tokens, self.cached_input_tokens
+        kept = list(self.requests)
+        for counts in requests:
+            if counts:  # else the provider reported none
+                get = counts.get
+                read = get(_CACHED, 0)
+                inputs += get("input_tokens", 0) + read + get(_CREATED, 0)
+                outputs += get("output_tokens", 0)
+                cached += read
+            kept.append(dict(counts))
+        return Usage(inputs, outputs, cached, tuple(kept))
 
     @classmethod
     def of(cls, requests: Sequence[Mapping[str, int]]) -> Usage:
         """The usage of ``requests``, each a ``ModelResponse.usage``."""
-        usage = cls()
-        for counts in requests:
-            usage = usage.add(counts)
-        return usage
+        return cls().extended(requests)
+
+
+NO_USAGE = Usage()
+"""No request yet (a usage is immutable: one for every turn that starts)."""

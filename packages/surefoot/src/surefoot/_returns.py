@@ -32,7 +32,6 @@ inside the data, or an ``Ok`` whose data is not an object is the handler's failu
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import enum
 import functools
@@ -262,8 +261,10 @@ def outcome_of(value: object) -> Outcome:
         # the common case, plain JSON data as it is, costs one walk; only data that is not
         # (a model, a dataclass inside, or data that is not JSON at all) is converted, then
         # checked again, which says what is wrong with it
-        with contextlib.suppress(ValueError):
+        try:
             return Ok(checked_data(value))
+        except ValueError:
+            pass
     data = _plain(value, 0)
     return Ok(checked_data(data if isinstance(data, dict) else {RESULT_KEY: data}))
 

@@ -29,7 +29,7 @@ journals the results on its way out (``_interrupted``), as before.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -53,10 +53,11 @@ from ._messages import (
 )
 from ._model import ResponseDone, TextDelta
 from ._outcome import ErrorCode, Recovery, ToolError
-from ._records import CallRecord, Usage
+from ._records import NO_USAGE, CallRecord, Usage
 from ._result import PendingConfirmation, StopReason, TurnResult
 from ._state import TurnState
 from ._texts import text
+from ._tracing import NO_TRACING
 
 if TYPE_CHECKING:
     from ._executor import Executor
@@ -92,13 +93,26 @@ class Turn:
     calls: list[CallRecord] = field(default_factory=list)
     earlier: list[CallRecord] = field(default_factory=list)
     """Calls of this turn journaled before a resume (they count in what the turn did)."""
-    usage: Usage = field(default_factory=Usage)
+    before: Usage = NO_USAGE
+    """The tokens used before this run of the turn (a durable workflow's earlier steps)."""
+    reported: list[Mapping[str, int]] = field(default_factory=list)
+    """Each request's counts in this run, in order: summed into ``usage`` when it is read."""
     reasked: bool = False
     corrections: int = 0
     """Final answers sent back for not matching the output type."""
     unsaved: list[Message] = field(default_factory=list)
     """In ``messages`` but not yet journaled: the last round's results, which go into the
     journal with the next append (one commit per round)."""
+
+    @property
+    def usage(self) -> Usage:
+        """The tokens the turn's requests used so far."""
+        reported = self.reported
+        return self.before.extended(reported) if reported else self.before
+
+    @usage.setter
+    def usage(self, usage: Usage) -> None:
+        self.before, self.reported = usage, []
 
 
 class AgentParts(Protocol):
@@ -132,9 +146,10 @@ class TurnRunner:
 
     async def rounds(self, turn: Turn) -> TurnResult:
         """Ask the model and run its calls until the turn ends."""
+        agent = self.agent
         try:
             while True:
-                if self._over_budget(turn):
+                if agent.max_tokens_per_turn is not None and self._over_budget(turn):
                     reply = self.replies.plain(
                         "token_budget", budget=self.agent.max_tokens_per_turn
                     )
@@ -192,10 +207,11 @@ class TurnRunner:
 
     async def _answered(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
         """What the model's response leads to (None: another request)."""
-        if _empty(message):
+        calls = message.tool_calls
+        if not calls and _empty_text(message):
             return await self._empty(turn)
         self.append(turn, message)
-        if message.tool_calls:
+        if calls:
             return await self.execute(turn, message)
         if message.finish == "pause":
             return await self._paused(turn)
@@ -229,31 +245,33 @@ class TurnRunner:
         return None
 
     async def _request(self, turn: Turn) -> ModelResponse | TurnResult:
-        agent = self.agent
-        system, schema = agent.system, None
-        if agent.output is not None:
-            instruction = agent.output.instruction(agent.lang)
+        agent, messages = self.agent, turn.messages
+        system, schema, output = agent.system, None, agent.output
+        if output is not None:
+            instruction = output.instruction(agent.lang)
             system = f"{system}\n\n{instruction}" if system else instruction
-            schema = agent.output.schema
-        request = ModelRequest(
-            messages=tuple(turn.messages),
-            tools=agent.offered(turn.messages),
-            system=system,
-            output_schema=schema,
-        )
+            schema = output.schema
+        request = ModelRequest(tuple(messages), agent.offered(messages), system, schema)
         turn.requests += 1
-        model = agent.model
-        with agent.tracer.model_request(provider=model.provider, model=model.model_name) as trace:
+        model, tracer = agent.model, agent.tracer
+        if tracer is NO_TRACING:  # nobody listens: no scope
             try:
-                if agent.stream:
-                    response = await self._streamed(turn, request)
-                else:
-                    response = await model.request(request)
+                response = await (
+                    self._streamed(turn, request) if agent.stream else model.request(request)
+                )
             except ProviderError as exc:
-                trace.finished(None, exc)
                 return await self._provider_failed(turn, exc)
-            trace.finished(response, None)
-        turn.usage = turn.usage.add(response.usage)
+        else:
+            with tracer.model_request(provider=model.provider, model=model.model_name) as trace:
+                try:
+                    response = await (
+                        self._streamed(turn, request) if agent.stream else model.request(request)
+                    )
+                except ProviderError as exc:
+                    trace.finished(None, exc)
+                    return await self._provider_failed(turn, exc)
+                trace.finished(response, None)
+        turn.reported.append(response.usage)
         return response
 
     async def _streamed(self, turn: Turn, request: ModelRequest) -> ModelResponse:
@@ -297,7 +315,8 @@ class TurnRunner:
         results = _results_message(batch.records)  # journaled with the next append
         turn.messages.append(results)
         turn.unsaved.append(results)
-        await self._emit_all(turn, batch.records)
+        if turn.on_event is not None:
+            await self._emit_all(turn, batch.records)
         return None
 
     def _filled(self, calls: Sequence[ToolCall], key: str) -> list[CallRecord]:
@@ -379,16 +398,17 @@ class TurnRunner:
         pending: PendingConfirmation | None = None,
         output: Any = None,
     ) -> TurnResult:
-        return TurnResult(
-            output=output,
-            conversation_id=turn.conversation_id,
-            reply=reply,
-            reply_author=author,
-            stop_reason=reason,
-            model_requests=turn.requests,
-            calls=tuple(turn.calls),
-            pending_confirmation=pending,
-            usage=turn.usage,
+        return TurnResult(  # by position: a class called with keywords builds a dict first
+            turn.conversation_id,
+            reply,
+            author,
+            reason,
+            turn.requests,
+            tuple(turn.calls),
+            pending,
+            None,  # provider_error
+            turn.usage,
+            output,
         )
 
     def append(self, turn: Turn, *messages: Message, model: ModelRef | None = None) -> None:
@@ -420,16 +440,15 @@ class TurnRunner:
             await maybe
 
 
-def _empty(message: AssistantMessage) -> bool:
-    """An answer with no calls, no text (or only blanks) that ended normally."""
-    return message.finish == "end_turn" and not message.tool_calls and not message.text.strip()
+def _empty_text(message: AssistantMessage) -> bool:
+    """An answer (without calls) with no text, or only blanks, that ended normally."""
+    return message.finish == "end_turn" and not message.text.strip()
 
 
 def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
     return ToolResultsMessage(
         tuple(
-            ToolResult(r.call.call_id, r.call.name, r.outcome, executed=r.executed, key=r.key)
-            for r in records
+            ToolResult(r.call.call_id, r.call.name, r.outcome, r.executed, r.key) for r in records
         )
     )
 

@@ -279,7 +279,7 @@ class Tool:
             # validated as the JSON text the model sent: an enum, a tuple, a UUID or a
             # datetime is then taken from its JSON form (as the schema tells the model), and
             # what JSON cannot hold (NaN, lone surrogates, absurd nesting) is refused
-            return self.arguments.model_validate_json(payload)
+            return self.arguments.__pydantic_validator__.validate_json(payload)  # type: ignore[no-any-return]
         except Exception as exc:
             from pydantic import ValidationError  # loaded already: the model is pydantic's
 

@@ -6,9 +6,10 @@ current one (model requests and tool calls then nest under their turn)::
     turn ─┬─ model_request  (one per request to the model)
           └─ tool_call      (one per call, whether it ran, was refused or was skipped)
 
-Each scope is told how it ended through the object it yields. ``NO_TRACING`` does nothing
-and costs one method call per scope; ``surefoot.otel`` implements the protocol with
-OpenTelemetry spans. Nothing here imports a tracing library.
+Each scope is told how it ended through the object it yields. ``NO_TRACING`` does nothing,
+and costs nothing: the loop and the executor open no scope when it is their tracer (nobody
+listens). ``surefoot.otel`` implements the protocol with OpenTelemetry spans. Nothing here
+imports a tracing library.
 """
 
 from __future__ import annotations
