@@ -25,8 +25,9 @@ One process holds one database connection, one tool set and one model client
 (``app.coach_parts``), and a Coach per signed-in account over them (its store, journal and
 ledger); a second turn on a conversation waits for the first under that conversation's
 ``asyncio.Lock``, turns on different conversations run at once. Across processes (several
-``serve`` workers, several hosts on one PostgreSQL) each turn also holds its conversation in the database (``Agent.hold``): a turn on
-a conversation another process is running gets ``409 {"error": "busy"}`` and changes nothing.
+``serve`` workers, several hosts on one PostgreSQL) each turn also holds its conversation in
+the database (``Agent.hold``): a turn on a conversation another process is running gets
+``409 {"error": "busy"}`` and changes nothing.
 Both are held by the task that runs the turn, so a client that disconnects never cuts a turn
 short or leaves them held. Everything sent is passed through the Coach's redactor, so a
 configured key cannot leave the process even by accident.
