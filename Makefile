@@ -94,13 +94,18 @@ test-local: $(STAMP) local-model
 # The recovery evaluation (docs/eval.md) on that server: the Gymnasia suite in the four arms,
 # into EVAL_DIR (runs.jsonl, summary.json, chart-<arm>.png; the table on stdout). The server
 # runs at temperature 0 (scripts/local-model.sh), so a repeat gives the same answers: N is one
-# run of each task in each arm (EVAL_REPEAT), all the tasks (EVAL_TASKS narrows them: ids or
-# prefixes like measure.). By arm, so the server's prompt cache keeps each arm's system prompt
-# and tools warm: estimated at 25-30 minutes on two idle cores (about 210 requests). A request
-# may take EVAL_TIMEOUT seconds (a busy machine slows the server down).
+# run of each task in each arm (EVAL_REPEAT), over twelve of the suite's 27 tasks, one or two
+# per fault kind (EVAL_TASKS: ids or prefixes; EVAL_TASKS=measure.,memory.,diet.,training.,github.
+# runs them all). By arm, so the server's prompt cache keeps each arm's system prompt and tools
+# warm. The twelve took 40 minutes on one thread of two shared cores (docs/eval.md); the 27
+# take more than twice that. A request may take EVAL_TIMEOUT seconds (a busy machine slows the
+# server down).
 EVAL_DIR ?= build/eval-local
 EVAL_REPEAT ?= 1
-EVAL_TASKS ?=
+EVAL_TASKS ?= measure.article-fallback,measure.read-transient,measure.read-permanent,$\
+	measure.write-before-commit,measure.write-after-commit,measure.write-unknown,$\
+	measure.out-of-range,memory.looks-like-error,memory.delete-denied,diet.add-unknown,$\
+	diet.add-after-commit,training.create-unknown
 EVAL_TIMEOUT ?= 300
 eval-local: $(STAMP) local-model
 	$(VENV)/bin/gymnasia eval --provider openai-chat --model qwen2.5-coder-1.5b \

@@ -4,9 +4,11 @@ command (a new interpreter, the ``gymnasia`` script) beside ``python -c pass`` a
 
 Samples of the cases alternate, so drift in the machine's load hits all alike; medians are
 printed, with the command's time over the bare interpreter's. The target is ``gymnasia
---help`` at most 150 ms on this machine: the help loads Typer and the command line's own
-modules, never the agent, the providers, pydantic, rich or the web app (a test in
-``tests/gymnasia/test_cli_start.py`` keeps that so; this script measures what it buys).
+--help`` at most 150 ms on this machine: the help loads Typer and the command line's base
+modules, and no command's module (it lists the commands from ``cli/_commands.py``), so never
+the agent, the providers, pydantic, rich or the web app (tests in
+``tests/gymnasia/test_cli_start.py`` keep that so; this script measures what it buys). Typer's
+own import is most of what is left: the ``import typer`` row is the floor.
 
 Run:  .venv/bin/python benchmarks/bench_cli_start.py [--runs N] [--other PATH/bin/gymnasia]
 """

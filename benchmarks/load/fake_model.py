@@ -18,6 +18,10 @@ from surefoot.messages import AssistantMessage
 from surefoot.testing import FakeOpenAIChatServer, call, turn
 from surefoot.testing._http import RecordedRequest, Reply
 
+NAME = "fake"
+"""The model's name: the server is started with it, and the checks resume an interrupted
+turn with it (a turn is resumed only on the model it started on)."""
+
 
 class LoadModel(FakeOpenAIChatServer):
     """Answers every chat request from its last message, ``latency`` seconds later."""

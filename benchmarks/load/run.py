@@ -41,7 +41,7 @@ from checks import (  # noqa: E402 - the benchmark's own modules, next to it
     check_writes,
 )
 from cluster import Cluster, free_port  # noqa: E402
-from fake_model import LoadModel  # noqa: E402
+from fake_model import NAME, LoadModel  # noqa: E402
 
 from gymnasia.accounts import AccountStore  # noqa: E402
 from surefoot import open_database  # noqa: E402
@@ -92,8 +92,9 @@ def _serve(url: str, model_url: str, workers: int, port: int, log: Path) -> Iter
     env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
     command = [
         sys.executable, "-m", "gymnasia", "serve", "--db", url, "--port", str(port),
-        "--workers", str(workers), "--provider", "openai-chat", "--base-url", model_url,
-        "--api-key", "load", "--timeout", str(MODEL_TIMEOUT), "--lang", "es",
+        "--workers", str(workers), "--provider", "openai-chat", "--model", NAME,
+        "--base-url", model_url, "--api-key", "load", "--timeout", str(MODEL_TIMEOUT),
+        "--lang", "es",
     ]  # fmt: skip
     with log.open("w") as out:
         proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)

@@ -371,7 +371,7 @@ def test_goals_are_exported_imported_listed_and_erased(tmp_path: Path) -> None:
     gymnasia("import", str(file), "--db", str(target))
     assert json.loads(gymnasia("goals", "list", "--db", str(target), "--json")) == [goal]
     listed = gymnasia("goals", "list", "--db", str(target), "--lang", "en")
-    assert listed.strip() == "weight goal: 74 kg (by 2027-06-01)"
+    assert listed.strip() == "weight goal: 74 kg (by 1 Jun 2027)"
     gymnasia("delete-data", "--db", str(target), "--yes")
     assert gymnasia("goals", "list", "--db", str(target), "--lang", "en").strip() == (
         "There are no saved goals."

@@ -24,7 +24,7 @@ SAME_IN_EVERY_LANGUAGE = frozenset(
 """Words that are written the same in es/pt as in English."""
 
 PT_PT_TO_PT_BR: Mapping[str, str] = {
-    r"regist(?:o|os|ado|ada|ados|adas|ar|a|e|am)": "registro, registrado, registrar",
+    r"regist(?:o|os|ado|ada|ados|adas|ar|a|e|am|ei|ou)": "registro, registrado, registrar",
     r"utilizador(?:es)?": "usuário",
     r"ecrã": "tela",
     r"ficheiros?": "arquivo",
@@ -157,6 +157,7 @@ def test_bundled_names_are_brazilian() -> None:
     ("european", "brazilian"),
     [
         ("Não existe um registo de medidas.", "Não existe um registro de medidas."),
+        ("Não registei nada.", "Não registrei nada."),
         ("O ficheiro foi guardado.", "O arquivo foi salvo."),
         ("Apagar a nota?", "Excluir a nota?"),
         ("O utilizador está a fazer o pequeno-almoço.", "O usuário está fazendo o café da manhã."),

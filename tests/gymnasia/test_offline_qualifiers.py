@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -19,6 +19,9 @@ from gymnasia import rules
 from gymnasia.app import open_coach
 from gymnasia.offline import Unclear, _diet, _replies, _training, understand
 from gymnasia.offline._intents import AddFood, SaveMeasurement
+from gymnasia.texts import t
+from surefoot import ToolError
+from surefoot.testing import ScriptedModel, call, turn
 
 TODAY = dt.date(2024, 3, 10)  # a Sunday
 OFFLINE = Path(_diet.__file__).parent
@@ -204,11 +207,26 @@ def test_emptying_one_field_asks_first(tmp_path: Path) -> None:
         coach.close()
 
 
-def _two_turns(tmp_path: Path, lang: str, first: str, second: str) -> tuple[Any, Any, Any]:
-    """Two turns of one conversation with the offline Coach; the store after them."""
-    coach = open_coach(db=str(tmp_path / "g.db"), lang=lang, today=TODAY)  # type: ignore[arg-type]
+def _two_turns(
+    tmp_path: Path,
+    lang: str,
+    first: str,
+    second: str,
+    *,
+    first_day: dt.date = TODAY,
+    model: Any = None,
+) -> tuple[Any, Any, Any]:
+    """Two turns of one conversation with the Coach (the offline one unless ``model``), the
+    first said on ``first_day``, the second on ``TODAY`` (the Coach opened again on the same
+    database, as each run of the CLI does); the store after them."""
+    db = str(tmp_path / "g.db")
+    coach = open_coach(db=db, lang=lang, today=first_day, model=model)  # type: ignore[arg-type]
     try:
         one = asyncio.run(coach.agent.run_turn(first))
+    finally:
+        coach.close()
+    coach = open_coach(db=db, lang=lang, today=TODAY, model=model)  # type: ignore[arg-type]
+    try:
         two = asyncio.run(coach.agent.run_turn(second, conversation_id=one.conversation_id))
         return one, two, coach.store.list_measurements()
     finally:
@@ -312,10 +330,100 @@ def test_a_look_up_given_a_value_says_nothing_was_saved(
     assert said in result.reply
 
 
-def test_a_relative_date_of_the_turn_before_is_not_carried_over(tmp_path: Path) -> None:
-    """ "hoy" said last turn is not this turn's date for grounding (it counts from the day it
-    was said): completing "Guarda mi peso: 77,4 hoy" with "kg" writes nothing, and says so."""
-    _, two, stored = _two_turns(tmp_path, "es", "Guarda mi peso: 77,4 hoy", "kg")
-    assert stored == []
-    assert [r.call.name for r in two.calls] == ["write_measurement"]
-    assert "not_in_message" in {getattr(r.outcome, "code", "") for r in two.calls}
+_SAVE_TODAY: Final = {
+    "es": "Guarda mi peso: 77,4 hoy",
+    "pt": "Salve meu peso: 77,4 hoje",
+    "en": "Save my weight: 77.4 today",
+}
+_SAVE_NO_DATE: Final = {
+    "es": "Guarda mi peso: 77,4 kg",
+    "pt": "Salve meu peso: 77,4 kg",
+    "en": "Save my weight: 77.4 kg",
+}
+_YESTERDAY_WORD: Final = {"es": "ayer", "pt": "ontem", "en": "yesterday"}
+_DAY_BEFORE: Final = dt.date(2024, 3, 9)
+
+
+@pytest.mark.parametrize("lang", ["es", "pt", "en"])
+def test_a_reply_the_same_day_saves_for_the_relative_date_said_before(
+    tmp_path: Path, lang: str
+) -> None:
+    """ "Guarda mi peso: 77,4 hoy", asked for its unit, answered "kg" the same day: 77,4 kg is
+    saved for today, the day "hoy" named (grounding counts the earlier "hoy" from its own day,
+    which is today)."""
+    one, two, stored = _two_turns(tmp_path, lang, _SAVE_TODAY[lang], "kg")
+    assert _written(one) == []
+    assert _written(two) == [("write_measurement", {"date": "2024-03-10", "weight_kg": 77.4})]
+    assert [(m["date"], m["weight_kg"]) for m in stored] == [("2024-03-10", 77.4)]
+
+
+@pytest.mark.parametrize("lang", ["es", "pt", "en"])
+def test_a_reply_the_next_day_saves_for_the_day_hoy_was_said(tmp_path: Path, lang: str) -> None:
+    """ "hoy" written on 9 March and "kg" answered on the 10th: the weight is saved for the
+    9th, the day "hoy" meant when it was said, and the reply names that date."""
+    one, two, stored = _two_turns(tmp_path, lang, _SAVE_TODAY[lang], "kg", first_day=_DAY_BEFORE)
+    assert _written(one) == []
+    assert _written(two) == [("write_measurement", {"date": "2024-03-09", "weight_kg": 77.4})]
+    assert [(m["date"], m["weight_kg"]) for m in stored] == [("2024-03-09", 77.4)]
+    assert "2024-03-09" in two.reply
+
+
+@pytest.mark.parametrize("lang", ["es", "pt", "en"])
+def test_a_relative_date_given_as_the_reply_counts_from_its_own_day(
+    tmp_path: Path, lang: str
+) -> None:
+    """Asked for the date on the 9th and answered "ayer" on the 10th: "ayer" is the 9th,
+    counted from the day the answer was said, not from the question's day."""
+    _, two, stored = _two_turns(
+        tmp_path, lang, _SAVE_NO_DATE[lang], _YESTERDAY_WORD[lang], first_day=_DAY_BEFORE
+    )
+    assert _written(two) == [("write_measurement", {"date": "2024-03-09", "weight_kg": 77.4})]
+    assert [(m["date"], m["weight_kg"]) for m in stored] == [("2024-03-09", 77.4)]
+
+
+@pytest.mark.parametrize(
+    ("lang", "first", "correction"),
+    [
+        ("es", "Guarda mi peso: 77 kg hoy", "perdón, era 78"),
+        ("pt", "Salve meu peso: 77 kg hoje", "desculpa, era 78"),
+        ("en", "Save my weight: 77 kg today", "sorry, it was 78"),
+    ],
+)
+@pytest.mark.parametrize("first_day", [TODAY, _DAY_BEFORE], ids=["same_day", "next_day"])
+def test_a_correction_of_a_value_saved_for_hoy_keeps_its_day(
+    tmp_path: Path, lang: str, first: str, correction: str, first_day: dt.date
+) -> None:
+    """ "77 kg hoy" saved, then "perdón, era 78" (the same day or the next): the record of the
+    day "hoy" named becomes 78 kg, and no other day gets one."""
+    day = first_day.isoformat()
+    one, two, stored = _two_turns(tmp_path, lang, first, correction, first_day=first_day)
+    assert _written(one) == [("write_measurement", {"date": day, "weight_kg": 77.0})]
+    assert _written(two) == [("write_measurement", {"date": day, "weight_kg": 78.0})]
+    assert [(m["date"], m["weight_kg"]) for m in stored] == [(day, 78.0)]
+
+
+@pytest.mark.parametrize("lang", ["es", "pt", "en"])
+def test_a_value_never_said_is_refused_in_a_reply(tmp_path: Path, lang: str) -> None:
+    """A model (not only the offline one) that completes "77,4 hoy" said on the 9th with "kg"
+    said on the 10th: a weight never said (78) and today's date (what a model that counts
+    "hoy" from today writes) are refused with ``not_in_message``; only the 9th with 77,4 is
+    saved."""
+    model = ScriptedModel(
+        [
+            turn(t(lang, "offline_problem_unit_missing", subject="77,4", units="kg")),
+            turn(call("write_measurement", {"date": "2024-03-09", "weight_kg": 78})),
+            turn(call("write_measurement", {"date": "2024-03-10", "weight_kg": 77.4})),
+            turn(call("write_measurement", {"date": "2024-03-09", "weight_kg": 77.4})),
+            turn("OK"),
+        ]
+    )
+    _, two, stored = _two_turns(
+        tmp_path, lang, _SAVE_TODAY[lang], "kg", first_day=_DAY_BEFORE, model=model
+    )
+    unsaid, today, meant = (record.outcome for record in two.calls)
+    assert isinstance(unsaid, ToolError)
+    assert (unsaid.code, [d.field for d in unsaid.details]) == ("not_in_message", ["weight_kg"])
+    assert isinstance(today, ToolError)
+    assert (today.code, [d.field for d in today.details]) == ("not_in_message", ["date"])
+    assert not isinstance(meant, ToolError)
+    assert [(m["date"], m["weight_kg"]) for m in stored] == [("2024-03-09", 77.4)]

@@ -93,7 +93,7 @@ def test_edit_a_measurement_in_the_page(
     row.locator(".edit-measurement").click()
     dialog = page.locator("#edit-dialog")
     expect(dialog).to_be_visible()
-    expect(page.locator("#edit-title")).to_have_text("Editar la medida del 2020-01-02")
+    expect(page.locator("#edit-title")).to_have_text("Editar la medida del 2 ene 2020")
     expect(dialog.locator('input[name="weight_kg"]')).to_have_value("80,5")
     expect(dialog.locator('input[name="waist_cm"]')).to_have_value("90")
     dialog.locator('input[name="weight_kg"]').fill("79,4")
@@ -133,7 +133,7 @@ def test_an_invalid_edit_is_explained_and_saves_nothing(page: Page, base: str, d
     dialog.locator('input[name="date"]').fill("2020-01-03")
     dialog.locator("#edit-save").click()
     expect(error).to_have_text(
-        "2020-01-03 already has a measurement of its own; nothing was moved."
+        "3 Jan 2020 already has a measurement of its own; nothing was moved."
     )
     dialog.locator("#edit-cancel").click()
     expect(dialog).to_be_hidden()
@@ -147,7 +147,7 @@ def test_delete_asks_in_the_page_first(page: Page, base: str, db: str, artifacts
     page.locator('tr[data-date="2020-01-02"] .delete-measurement').click()
     dialog = page.locator("#delete-dialog")
     expect(dialog).to_be_visible()
-    expect(page.locator("#delete-title")).to_have_text("Excluir a medida de 2020-01-02?")
+    expect(page.locator("#delete-title")).to_have_text("Excluir a medida de 2 de jan. de 2020?")
     page.screenshot(path=str(artifacts_dir / "web-measurement-delete.png"), full_page=True)
     page.locator("#delete-cancel").click()
     expect(dialog).to_be_hidden()

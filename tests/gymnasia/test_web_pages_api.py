@@ -14,10 +14,11 @@ from fastapi.testclient import TestClient
 
 from gymnasia.store import GymStore
 from gymnasia.web import create_app
-from gymnasia.web._words import action, call_words
+from gymnasia.words import action, call_words
 from surefoot import open_database
 
 BASE = "http://127.0.0.1:8000"
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 TODAY = dt.date(2020, 2, 5)
 
 
@@ -285,8 +286,8 @@ def test_the_chosen_language_is_remembered_for_the_first_paint(client: TestClien
 
 
 def test_writes_page_is_in_words(client: TestClient) -> None:
-    """The writes page says what each write did, to which data, with no tool name, no
-    argument name and no JSON."""
+    """The writes page says what each write did, to which data, and when, with no tool name,
+    no argument name, no JSON and no ISO date."""
     turn = client.post("/api/chat", json={"message": "Guarda mi peso: 78,5 kg el 2020-02-05."})
     assert turn.status_code == 200
     page = client.get("/writes").text
@@ -294,7 +295,9 @@ def test_writes_page_is_in_words(client: TestClient) -> None:
     assert row is not None
     text = re.sub(r"<[^>]+>", " ", row.group(1))
     assert "Guardar una medida" in text
-    assert "peso 78,5 kg (2020-02-05)" in text
+    assert "peso 78,5 kg (5 feb 2020)" in text
+    assert re.search(r"\b\d{1,2} [a-z]{3,4} 20\d\d, \d\d:\d\d UTC\b", text), text
+    assert ISO_DATE.findall(text) == []
     assert "write_measurement" not in text
     assert "weight_kg" not in text
     assert "{" not in text
@@ -363,7 +366,7 @@ def test_every_write_tool_has_words(client: TestClient) -> None:
             "add_meal_food",
             {"date": "2020-02-03", "meal": "lunch", "food_id": "white_rice_cooked", "grams": 150},
             "pt",
-            "150 g de Arroz branco cozido, em 2020-02-03, Almoço",
+            "150 g de Arroz branco cozido, em 3 de fev. de 2020, Almoço",
         ),
         ("edit_meal_item", {"item_id": 12, "grams": 200.5}, "es", "200,5 g, alimento n.º 12"),
         (
@@ -386,13 +389,13 @@ def test_every_write_tool_has_words(client: TestClient) -> None:
             "save_goal",
             {"measure": "waist_cm", "target": 84, "by_date": "2020-06-01"},
             "en",
-            "waist goal: 84 cm (by 2020-06-01)",
+            "waist goal: 84 cm (by 1 Jun 2020)",
         ),
         (
             "edit_measurement",
             {"date": "2020-02-01", "new_date": "2020-02-02"},
             "es",
-            "el 2020-02-01, pasa al 2020-02-02",
+            "el 1 feb 2020, pasa al 2 feb 2020",
         ),
         (
             "add_meal_food",
@@ -403,11 +406,12 @@ def test_every_write_tool_has_words(client: TestClient) -> None:
     ],
 )
 def test_a_call_in_words(tool: str, arguments: dict[str, object], lang: str, words: str) -> None:
-    """A call's arguments as a person reads them: foods and meals by name, numbers as the
-    language writes them, no argument names."""
+    """A call's arguments as a person reads them: foods and meals by name, numbers and dates
+    as the language writes them, no argument names."""
     said = call_words(None, tool, arguments, lang)
     assert said.startswith(words), said
     assert not any(name in said for name in arguments if "_" in name)
+    assert ISO_DATE.findall(said) == []
 
 
 def test_a_method_an_address_does_not_take_is_refused_in_words(client: TestClient) -> None:

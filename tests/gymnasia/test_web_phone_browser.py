@@ -374,7 +374,7 @@ def test_meals_and_routines_are_edited_and_deleted_on_a_phone(
     delete_record(
         page,
         page.locator("tr.record", has_text="Pan blanco"),
-        "¿Borrar 60 g de Pan blanco de Desayuno del 2020-02-03?",
+        "¿Borrar 60 g de Pan blanco de Desayuno del 3 feb 2020?",
     )
     ready(page, base + "/routines")
     edit_record(page, page.locator("tr.record").first, {"name": "Empuje B"})

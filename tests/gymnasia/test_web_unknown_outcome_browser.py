@@ -66,7 +66,7 @@ def test_an_unknown_measurement_write_links_the_measurements_page(
         expect(page).to_have_url(base + "/measurements?lang=es")
         expect(page.locator("h1")).to_have_text("Medidas corporales")
         expect(page.locator(".weight-point")).to_have_count(2)  # the seed and this write
-        expect(page.locator("body")).to_contain_text("2020-01-03")
+        expect(page.locator("body")).to_contain_text("3 ene 2020")
         # the same link when the conversation is opened again
         page.goto(base + "/?lang=es")
         page.locator("#conversations .conv").first.click()

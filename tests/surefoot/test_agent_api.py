@@ -31,6 +31,7 @@ from surefoot.messages import (
     ResponseDone,
     StreamEvent,
     TextDelta,
+    ToolCall,
     ToolResult,
     ToolResultsMessage,
     UserMessage,
@@ -271,6 +272,47 @@ def test_results_that_stopped_the_turn_without_a_stop_message_end_it_on_resume()
     assert model.requests == []
     assert log == []
     assert journal.load("c1")[-1] == HarnessMessage(result.reply, "stop_turn")
+
+
+def _refusing_words(call: ToolCall, lang: str) -> str:
+    raise LookupError(call.name)
+
+
+@pytest.mark.parametrize(
+    ("words", "line"),
+    [
+        (lambda call, lang: f"the booking for {call.arguments['day']} ({lang})", "the booking"),
+        (lambda call, lang: "  ", "book (day lunes)"),
+        (_refusing_words, "book (day lunes)"),
+    ],
+    ids=["its words", "empty words", "failing words"],
+)
+def test_a_write_that_may_not_have_run_is_listed_in_the_applications_words(
+    words: Any, line: str
+) -> None:
+    """``Agent(call_words=...)``: the harness's reply lists a write that may not have run in
+    the application's words for its call; words that say nothing, or fail, leave the tool's
+    name and arguments."""
+    journal = MemoryJournal()
+    failure = ToolError("outcome_unknown", "No se sabe si se reservó.", Recovery.STOP_TURN)
+    booking = call("book", {"day": "lunes"}, call_id="call_b")
+    write_transcript(
+        journal,
+        "c1",
+        [
+            UserMessage("reserva el lunes"),
+            AssistantMessage((booking,), finish="tool_use", provider="scripted"),
+            ToolResultsMessage((ToolResult("call_b", "book", failure),)),
+        ],
+    )
+    agent = Agent(
+        model=ScriptedModel([]), tools=tools(), journal=journal, lang="en", call_words=words
+    )
+    reply = run(agent.resume("c1")).reply
+    listed = reply.rsplit("\n", 1)[-1]
+    assert listed.startswith(f"• not confirmed whether it was saved: {line}"), reply
+    if line == "the booking":
+        assert listed.endswith("the booking for lunes (en)")
 
 
 def test_a_resumed_turn_runs_the_calls_left_without_results() -> None:

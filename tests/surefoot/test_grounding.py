@@ -1,7 +1,8 @@
 """Grounding: a write's declared arguments must come from the person's own words.
 
 The words are the journal's user messages, so the checks hold on every adapter and on
-resume; "today" is the Agent's clock. Each case runs real turns of an ``Agent``.
+resume; a relative date counts from the day its message was said (the Agent's clock when it
+was journaled). Each case runs real turns of an ``Agent``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from surefoot import (
 from surefoot._grounding import Words, absolute_dates, check, quantities, relative_dates
 from surefoot.executor import Executor, TurnState
 from surefoot.grounding import Grounded
+from surefoot.messages import UserMessage
 from surefoot.testing import FakeOpenAIChatServer, ScriptedModel, call, turn
 
 TODAY = dt.date(2024, 3, 10)
@@ -299,22 +301,125 @@ def test_an_executor_without_user_texts_checks_nothing() -> None:
     assert isinstance(batch.records[0].outcome, Ok)
 
 
-def test_relative_dates_count_only_in_the_current_turn(tmp_path: Path) -> None:
-    """A number said in an earlier turn grounds "save it"; that turn's "hoy" does not."""
+YESTERDAY = dt.date(2024, 3, 9)
+
+
+def test_an_earlier_turns_relative_date_grounds_the_day_it_meant() -> None:
+    """A number said in an earlier turn grounds "save it", and so does that turn's "hoy",
+    counted from the day it was said: the same day, today's date runs."""
     app = Log()
     model = ScriptedModel(
         [
-            turn("Anoto tu peso?"),
+            turn("¿Anoto tu peso?"),
             turn(call("write_measurement", {"date": "2024-03-10", "weight_kg": 80})),
-            turn("¿Qué día?"),
+            turn("Guardado."),
         ]
     )
     agent = agent_for(model, app, lang="es")
     first = run(agent.run_turn("hoy peso 80 kg"))
     second = run(agent.run_turn("guárdalo", conversation_id=first.conversation_id))
-    outcome = outcome_of(second)
-    assert isinstance(outcome, ToolError)
-    assert [d.field for d in outcome.details] == ["date"]
+    assert isinstance(outcome_of(second), Ok)
+    assert app.saved == [{"date": "2024-03-10", "weight_kg": 80}]
+
+
+def test_a_hoy_said_the_day_before_grounds_that_day_not_today() -> None:
+    """ "hoy" said on 9 March and "guárdalo" on the 10th: the 10th was never said (what a
+    model counting from today would write) and is refused, a number never said is refused,
+    and the 9th runs."""
+    app = Log()
+    days = iter([YESTERDAY, TODAY])
+    model = ScriptedModel(
+        [
+            turn("¿Anoto tu peso?"),
+            turn(call("write_measurement", {"date": "2024-03-10", "weight_kg": 80})),
+            turn(call("write_measurement", {"date": "2024-03-09", "weight_kg": 81})),
+            turn(call("write_measurement", {"date": "2024-03-09", "weight_kg": 80})),
+            turn("Guardado."),
+        ]
+    )
+    agent = Agent(model=model, tools=app.tools(), lang="es", today=lambda: next(days))
+    first = run(agent.run_turn("hoy peso 80 kg"))
+    second = run(agent.run_turn("guárdalo", conversation_id=first.conversation_id))
+    today, unsaid, meant = (record.outcome for record in second.calls)
+    assert isinstance(today, ToolError)
+    assert (today.code, [d.field for d in today.details]) == ("not_in_message", ["date"])
+    assert isinstance(unsaid, ToolError)
+    assert (unsaid.code, [d.field for d in unsaid.details]) == ("not_in_message", ["weight_kg"])
+    assert isinstance(meant, Ok)
+    assert app.saved == [{"date": "2024-03-09", "weight_kg": 80}]
+
+
+def test_relative_dates_count_from_their_own_messages_day() -> None:
+    """Each message's "hoy" is the day it was said; an earlier message whose day is not known
+    (journaled before days were kept) grounds no relative date; the current message counts
+    from its own day when known (a turn resumed after midnight), else from today."""
+    texts = ["hoy peso 80 kg", "guárdalo"]
+    assert Words.read(texts, TODAY, (TODAY, TODAY)).dates == {TODAY}
+    assert Words.read(texts, TODAY, (YESTERDAY, TODAY)).dates == {YESTERDAY}
+    assert Words.read(texts, TODAY, (None, TODAY)).dates == set()
+    assert Words.read(texts, TODAY).dates == set()
+    assert Words.read(["peso 80 kg ayer"], TODAY, (YESTERDAY,)).dates == {dt.date(2024, 3, 8)}
+    assert Words.read(["peso 80 kg ayer"], TODAY).dates == {YESTERDAY}
+    said_new_year = Words.read(["peso 80 kg el 30/12"], TODAY, (dt.date(2025, 1, 2),))
+    assert said_new_year.dates == {dt.date(2025, 12, 30), dt.date(2024, 12, 30)}
+
+
+def test_each_user_message_is_journaled_with_the_day_it_was_said(tmp_path: Path) -> None:
+    """On a SQLite journal reopened by another Agent, the user messages carry the day of
+    their turn: what an earlier "hoy" counts from."""
+    path = str(tmp_path / "days.db")
+    days = iter([YESTERDAY, TODAY])
+    database = open_database(path)
+    agent = Agent(
+        model=ScriptedModel([turn("Vale."), turn("Vale.")]),
+        tools=Log().tools(),
+        today=lambda: next(days),
+        journal=SqlJournal(database),
+    )
+    first = run(agent.run_turn("hoy peso 80 kg"))
+    run(agent.run_turn("guárdalo", conversation_id=first.conversation_id))
+    database.close()
+    database = open_database(path)
+    try:
+        loaded = SqlJournal(database).load(first.conversation_id)
+    finally:
+        database.close()
+    assert [(m.text, m.said_on) for m in loaded if isinstance(m, UserMessage)] == [
+        ("hoy peso 80 kg", YESTERDAY),
+        ("guárdalo", TODAY),
+    ]
+
+
+def test_a_turn_resumed_the_next_day_reads_hoy_as_the_day_it_was_said(tmp_path: Path) -> None:
+    """A conversion waiting for a yes since the 10th, approved and resumed on the 11th: the
+    turn's "today" is still the 10th, so the confirmed write runs."""
+    path = str(tmp_path / "midnight.db")
+    app = Log()
+    steps = [
+        turn(call("write_measurement", {"date": "2024-03-10", "weight_kg": 77.1})),
+        turn("Saved."),
+    ]
+    database = open_database(path)
+    live = agent_for(ScriptedModel(steps), app, journal=SqlJournal(database))
+    paused = run(live.run_turn("I weigh 170 lb today"))
+    database.close()
+    assert paused.stop_reason == "awaiting_confirmation"
+    database = open_database(path)
+    try:
+        later = Agent(
+            model=ScriptedModel(steps[1:]),
+            tools=app.tools(),
+            today=lambda: dt.date(2024, 3, 11),
+            journal=SqlJournal(database),
+        )
+        pending = later.pending_confirmation(paused.conversation_id)
+        assert pending is not None
+        later.decide(paused.conversation_id, pending.id, approved=True)
+        done = run(later.resume(paused.conversation_id))
+    finally:
+        database.close()
+    assert isinstance(done.calls[0].outcome, Ok)
+    assert app.saved == [{"date": "2024-03-10", "weight_kg": 77.1}]
 
 
 def test_a_resume_gives_the_same_answer(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ message kind surviving a round trip, decisions recorded once, diagnostics kept a
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import subprocess
 import sys
@@ -595,7 +596,7 @@ def _every_kind() -> list[Message]:
             )
         ),
         HarnessMessage("Gymnasia no puede confirmar la acción.", "stop_turn"),
-        UserMessage("¿y ahora?"),
+        UserMessage("¿y ahora?", said_on=dt.date(2024, 3, 9)),  # the day it was said
         AssistantMessage((TextPart(""),), finish="pause"),
         AssistantMessage((TextPart("Listo."),), finish="end_turn", provider="openai"),
         HarnessMessage("Límite.", "round_limit"),

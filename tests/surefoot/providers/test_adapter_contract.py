@@ -9,6 +9,7 @@ per-adapter files keep the exact wire bodies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -497,6 +498,50 @@ def test_a_model_serves_one_event_loop_after_another(adapter: Adapter) -> None:
         model = adapter.model(server)
         texts = [request_or_stream(model, stream).message.text for stream in (False, True)]
     assert texts == ["uno", "dos"]
+
+
+def test_within_connections_one_loop_shares_one_client_closed_at_the_end(
+    adapter: Adapter,
+) -> None:
+    """Inside ``async with model.connections()`` a loop's requests, streamed or not and two
+    at once, share one SDK client (its connections kept alive), closed when the block ends;
+    outside it, each request makes and closes a client of its own."""
+    made: list[Any] = []
+    closed: list[Any] = []
+    with adapter.fake([turn(str(n)) for n in range(6)]) as server:
+        model = adapter.model(server)
+        make = model._client  # type: ignore[attr-defined]
+
+        @contextlib.asynccontextmanager
+        async def counted() -> AsyncIterator[Any]:
+            async with make() as client:
+                made.append(client)
+                try:
+                    yield client
+                finally:
+                    closed.append(client)
+
+        model._client = counted  # type: ignore[attr-defined]
+
+        async def shared() -> list[str]:
+            async with model.connections():  # type: ignore[attr-defined]
+                first = await model.request(ModelRequest([QUESTION]))
+                streamed = await collect(model.stream(ModelRequest([QUESTION])))
+                both = await asyncio.gather(
+                    model.request(ModelRequest([QUESTION])),
+                    model.request(ModelRequest([QUESTION])),
+                )
+                assert (len(made), closed) == (1, [])
+            assert isinstance(streamed[-1], ResponseDone)
+            replies = [first, streamed[-1].response, *both]
+            return [reply.message.text for reply in replies]
+
+        texts = run(shared())
+        assert closed == made
+        run(model.request(ModelRequest([QUESTION])))
+        run(collect(model.stream(ModelRequest([QUESTION]))))
+    assert sorted(texts) == ["0", "1", "2", "3"]
+    assert len(made) == len(closed) == 3
 
 
 def test_importing_the_adapter_does_not_import_its_sdk(adapter: Adapter) -> None:

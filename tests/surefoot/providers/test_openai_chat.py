@@ -1108,3 +1108,70 @@ def test_parse_usage_finds_the_cached_prompt_tokens(
     """Usage of each server's shape: the cached prompt tokens apart, the rest of the prompt in
     ``input_tokens``, no total."""
     assert parse_usage(completion) == usage
+
+
+# -- the event stream as the adapter reads it ------------------------------------------------
+
+
+class _Events(FakeHTTPServer):
+    """Streams ``events`` (raw bytes, cut into ``sizes``) for every chat request."""
+
+    def __init__(self, events: bytes, sizes: Sequence[int] = (7,)) -> None:
+        super().__init__()
+        self.events = events
+        self.chunk_sizes = sizes
+
+    def handle(self, request: RecordedRequest) -> Reply:
+        del request
+        return Reply.sse([self.events])
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {"id": "x", "object": "chat.completion.chunk", "choices": [choice], **extra}
+
+
+def _streamed(events: bytes) -> list[Any]:
+    with _Events(events) as server:
+        return run(collect(model_for(server).stream(ModelRequest(messages=(USER,)))))
+
+
+async def collect(stream: Any) -> list[Any]:
+    return [event async for event in stream]
+
+
+def test_server_sent_events_are_read_as_the_format_has_them() -> None:
+    """Comments, CRLF line ends, an event's data over two lines, fields other than data, no
+    blank line after the last event, and anything after ``[DONE]``: the text is what the
+    events carry, nothing more."""
+    first = json.dumps(_chunk({"role": "assistant", "content": "Ho"}))
+    split = "".join(
+        f"data: {line}\n" for line in json.dumps(_chunk({"content": "la"}), indent=1).split("\n")
+    )
+    events = (
+        b": keep-alive\r\n\r\n"
+        + f"event: message\r\nid: 1\r\ndata: {first}\r\n\r\n".encode()
+        + f"{split}\n".encode()
+        + f"data:{json.dumps(_chunk({}, 'stop'))}\n\n".encode()
+        + b"data: [DONE]\n\n"
+        + f"data: {json.dumps(_chunk({'content': ' de mas'}))}\n\n".encode()
+    )
+    streamed = _streamed(events)
+    assert [e.text for e in streamed if isinstance(e, TextDelta)] == ["Ho", "la"]
+    assert streamed[-1].response.message.text == "Hola"
+    unended = f"data: {json.dumps(_chunk({'content': 'sí'}, 'stop'))}".encode()
+    assert _streamed(unended)[-1].response.message.text == "sí"
+
+
+def test_an_error_event_mid_stream_is_a_server_error_without_its_text() -> None:
+    """An ``{"error": ...}`` event after some text ends the stream with a ProviderError of kind
+    ``server`` (the SDK's own stream raised too), and the server's words stay out of it."""
+    text = json.dumps(_chunk({"role": "assistant", "content": "Ho"}))
+    error = json.dumps({"error": {"message": "upstream-secret-91", "type": "server_error"}})
+    with pytest.raises(ProviderError) as caught:
+        _streamed(f"data: {text}\n\ndata: {error}\n\n".encode())
+    assert (caught.value.kind, caught.value.status) == ("server", None)
+    assert "upstream-secret-91" not in str(caught.value)
+    with pytest.raises(ProviderError) as unreadable:
+        _streamed(b"data: {not json\n\n")
+    assert unreadable.value.kind == "bad_response"

@@ -20,22 +20,25 @@ from surefoot import (
     SqlDiagnostics,
     SqlJournal,
     SqlLedger,
+    ToolSet,
     TurnResult,
     open_database,
 )
 from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
-from .checks import Surface, where_to_check
+from .checks import Surface, WhereFunction, where_to_check
 from .faults import Faults
 from .feedback import FeedbackSettings
 from .offer import Offer
 from .offline import OfflineModel
 from .store import GymStore
 from .texts import APP_NAME
-from .tools import build_tools
+from .tools import build_tools, store_in_context
+from .words import call_in_words
 
 if TYPE_CHECKING:
+    from surefoot.messages import ToolCall
     from surefoot.dbos import DurableAgent
 
 PROVIDER_CHOICES: Final = ("offline", "anthropic", "openai", "google", "openai-chat")
@@ -144,6 +147,120 @@ class Coach:
         self.db.close()
 
 
+@dataclass
+class CoachParts:
+    """What every Coach of a process shares, whichever account it serves: the tools (each
+    call reads and writes its own account's store, ``store_in_context``), their
+    declarations and argument models, the faults, the model, the secrets, and each
+    language's offer policy. Building these is most of the cost of a Coach; an account adds
+    only its store, journal, ledger and agents (``coach``), so a server with many accounts
+    builds them once (``coach_parts``)."""
+
+    model: Model | None
+    tools: ToolSet
+    faults: Faults
+    secrets: list[str]
+    redactor: Redactor
+    stream: bool
+    tracer: Tracer | None
+    where_to_check: WhereFunction
+    call_words: Callable[[ToolCall, Lang], str | None]
+    today: dt.date | None
+    _offers: dict[str, Offer] = field(default_factory=dict)
+
+    def offer(self, system: str) -> Offer | None:
+        """The offer policy under ``system`` (one per prompt), or None for the offline model,
+        which reads no declarations and is offered all."""
+        if self.model is None or isinstance(self.model, OfflineModel):
+            return None
+        found = self._offers.get(system)
+        if found is None:
+            found = self._offers[system] = Offer(self.tools.specs(), system)
+        return found
+
+    def coach(self, database: Database, *, user: str = "default", lang: Lang = "es") -> Coach:
+        """The Coach of ``user`` over ``database`` (which stays the caller's to close): its
+        store, journal, ledger and diagnostics, and its agents, each with the store in its
+        ``app_context`` for the shared tools."""
+        store = GymStore(database, user=user)
+        ledger = SqlLedger(database, user=user)
+        journal = SqlJournal(database, user=user)
+        diagnostics = SqlDiagnostics(database, user=user)
+        today = self.today
+        day = today or dt.date.today()  # noqa: DTZ011 - a calendar date
+        context = {"user": user, "store": store}
+
+        def make_agent(language: Lang) -> Agent:
+            system = system_prompt(language, day)
+            return Agent(
+                model=self.model or OfflineModel(lang=language, today=today),
+                tools=self.tools,
+                system=system,
+                offer=self.offer(system),
+                lang=language,
+                app_name=APP_NAME,
+                stream=self.stream,
+                ledger=ledger,
+                journal=journal,
+                diagnostics=diagnostics,
+                redactor=self.redactor,
+                app_context=context,
+                tracer=self.tracer,
+                where_to_check=self.where_to_check,
+                call_words=self.call_words,
+                today=(lambda: today) if today is not None else None,  # what "hoy" grounds
+            )
+
+        # the agent of the Coach's language now, the others when a turn in theirs first needs
+        agents = {lang: make_agent(lang)}
+        chosen = agents[lang].model
+        return Coach(
+            database,
+            store,
+            agents[lang],
+            self.faults,
+            chosen.provider,
+            chosen.model_name,
+            self.secrets,
+            agents,
+            make_agent,
+        )
+
+
+def coach_parts(
+    *,
+    model: Model | None = None,
+    faults: tuple[str, ...] = (),
+    today: dt.date | None = None,
+    stream: bool = False,
+    extra_secrets: tuple[str, ...] = (),
+    github_api_url: str | None = None,
+    tracer: Tracer | None = None,
+    surface: Surface = "cli",
+    check_options: tuple[str, ...] = (),
+) -> CoachParts:
+    """The parts the Coaches of a process share (``CoachParts``); the options are
+    ``open_coach``'s. Raises ``FaultSpecError`` for a fault that does not fit the tools."""
+    feedback = FeedbackSettings.from_env(api_url=github_api_url)
+    tools = build_tools(store_in_context, feedback=feedback, today=today)
+    fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in tools})
+    if fault_plan:
+        tools = build_tools(store_in_context, fault_plan, feedback, today=today)
+    secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]
+    return CoachParts(
+        model=model,
+        tools=tools,
+        faults=fault_plan,
+        secrets=secrets,
+        redactor=Redactor(secrets),
+        stream=stream,
+        tracer=tracer,
+        where_to_check=where_to_check(surface, check_options),
+        call_words=call_in_words(tools),
+        today=today,
+    )
+
+
 def open_coach(
     *,
     db: str,
@@ -159,69 +276,36 @@ def open_coach(
     surface: Surface = "cli",
     check_options: tuple[str, ...] = (),
     database: Database | None = None,
+    parts: CoachParts | None = None,
 ) -> Coach:
     """Open the database at ``db`` and build the Coach (the offline model unless given one).
     Feature requests go to GitHub as configured by the environment (``feedback.py``), at
     ``github_api_url`` if given (a local fake in tests). ``tracer`` observes turns, model
     requests and tool calls (``surefoot.otel.OtelTracer`` records them as spans). A write
     whose outcome is unknown is checked with the commands (``surface="cli"``, with
-    ``check_options``) or on the pages (``"web"``) that show it. Given an open ``database``
-    (one the web app shares between its accounts), the Coach uses it instead of opening
-    ``db``, and closing that stays the caller's."""
+    ``check_options``) or on the pages (``"web"``) that show it. Given an open ``database``,
+    the Coach uses it instead of opening ``db``, and closing that stays the caller's. Given
+    ``parts`` (``coach_parts``, which a process serving many accounts builds once), the Coach
+    is built from them and the options they hold are not read again."""
+    opened = database is None
     database = database or open_db(db)
-    store = GymStore(database, user=user)
-    feedback = FeedbackSettings.from_env(api_url=github_api_url)
-    tools = build_tools(store, feedback=feedback, today=today)
     try:
-        fault_plan = Faults.parse(faults, {tool.name: tool.effect for tool in tools})
-    except BaseException:
-        database.close()
-        raise
-    if fault_plan:
-        tools = build_tools(store, fault_plan, feedback, today=today)
-    secrets = [*configured_secrets(), *(s for s in (*extra_secrets, feedback.token) if s)]
-    ledger = SqlLedger(database, user=user)
-    journal = SqlJournal(database, user=user)
-    diagnostics = SqlDiagnostics(database, user=user)
-    day = today or dt.date.today()  # noqa: DTZ011 - a calendar date
-    # a language model reads the tools the conversation needs (offer.py); the offline
-    # model reads none of them, so it is offered all and plans as before
-    offered = model is not None and not isinstance(model, OfflineModel)
-    specs = tools.specs()
-
-    def make_agent(language: Lang) -> Agent:
-        return Agent(
-            model=model if model is not None else OfflineModel(lang=language, today=today),
-            tools=tools,
-            system=system_prompt(language, day),
-            offer=Offer(specs, system_prompt(language, day)) if offered else None,
-            lang=language,
-            app_name=APP_NAME,
+        parts = parts or coach_parts(
+            model=model,
+            faults=faults,
+            today=today,
             stream=stream,
-            ledger=ledger,
-            journal=journal,
-            diagnostics=diagnostics,
-            redactor=Redactor(secrets),
-            app_context={"user": user},
+            extra_secrets=extra_secrets,
+            github_api_url=github_api_url,
             tracer=tracer,
-            where_to_check=where_to_check(surface, check_options),
-            today=(lambda: today) if today is not None else None,  # what "hoy" grounds
+            surface=surface,
+            check_options=check_options,
         )
-
-    # the agent of the Coach's language now, the others when a turn in theirs first needs one
-    agents = {lang: make_agent(lang)}
-    chosen = agents[lang].model
-    return Coach(
-        database,
-        store,
-        agents[lang],
-        fault_plan,
-        chosen.provider,
-        chosen.model_name,
-        secrets,
-        agents,
-        make_agent,
-    )
+        return parts.coach(database, user=user, lang=lang)
+    except BaseException:
+        if opened:
+            database.close()
+        raise
 
 
 async def turn_on_dbos(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
@@ -32,6 +32,9 @@ from .faults import Faults
 from .rules import AMOUNT_LIMITS, date_refusal
 from .store import GymStore
 from .texts import t
+
+if TYPE_CHECKING:
+    from .tools import StoreOf
 
 
 def _meal_id(value: str) -> str:
@@ -122,7 +125,7 @@ def meal_json(
 
 
 def register_diet_tools(
-    tools: ToolSet, store: GymStore, faults: Faults, today: Callable[[], dt.date]
+    tools: ToolSet, stores: StoreOf, faults: Faults, today: Callable[[], dt.date]
 ) -> None:
     """Declare ``search_foods``, ``read_meal``, ``add_meal_food``, ``edit_meal_item`` and
     ``delete_meal_item`` (a person confirms it) on ``tools``; a meal is dated today or
@@ -156,7 +159,7 @@ def register_diet_tools(
         """The foods logged in one meal of one date, with item_id, nutrients and totals (an
         empty meal says nothing about the others)."""
         faults.on_read(ctx.tool)
-        return logged_meal(store, date, meal, ctx.lang)
+        return logged_meal(stores(ctx), date, meal, ctx.lang)
 
     # grams and date only from the person's words: "0,25 kg" logged as 250 g waits for a yes
     @tools.tool(
@@ -180,6 +183,7 @@ def register_diet_tools(
                 t(ctx.lang, "food_not_found", food_id=food_id),
                 Recovery.CHOOSE_ALTERNATIVE,
             )
+        store = stores(ctx)
         with store.transaction() as tx:
             store.add_meal_item(tx, date, meal, food_id, grams)
             saved = logged_meal(store, date, meal, ctx.lang, tx=tx)
@@ -188,11 +192,11 @@ def register_diet_tools(
         faults.after_commit(ctx)
         return saved
 
-    _register_meal_changes(tools, store, faults, today)
+    _register_meal_changes(tools, stores, faults, today)
 
 
 def _register_meal_changes(
-    tools: ToolSet, store: GymStore, faults: Faults, today: Callable[[], dt.date]
+    tools: ToolSet, stores: StoreOf, faults: Faults, today: Callable[[], dt.date]
 ) -> None:
     @tools.tool(effect="write", atomic=True)
     def edit_meal_item(
@@ -228,6 +232,7 @@ def _register_meal_changes(
                 t(ctx.lang, "food_unknown_change", food_id=food_id),
                 Recovery.CHOOSE_ALTERNATIVE,
             )
+        store = stores(ctx)
         with store.transaction() as tx:
             item = store.update_meal_item(tx, item_id, changes)
             if item is None:
@@ -244,6 +249,7 @@ def _register_meal_changes(
     @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_meal_item(ctx: ToolContext, item_id: ItemId) -> dict[str, Any] | ToolError:
         """Delete one logged food (a person confirms)."""
+        store = stores(ctx)
         with store.transaction() as tx:
             item = store.delete_meal_item(tx, item_id)
             if item is None:

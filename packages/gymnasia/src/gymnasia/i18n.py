@@ -4,6 +4,9 @@ Every text Gymnasia shows is an entry ``key -> {es, pt, en}`` in one section of 
 
 * ``app`` — tool messages, replies and command-line text (``gymnasia.texts``);
 * ``web`` — the web pages (``gymnasia.web._i18n``);
+* ``words`` — a write or a tool call in words: its action, its arguments, its state
+  (``gymnasia.words``, for the web's writes page and approval card and the ``writes`` and
+  ``diagnostics`` commands);
 * ``help`` — ``--help``, keyed by the English text each command declares
   (``gymnasia.cli._help``);
 * ``format`` — month names and the date pattern (here).
@@ -14,7 +17,9 @@ read through ``entry``. Portuguese is Brazilian Portuguese throughout. ``section
 section, for the checks that walk the whole catalogue (``tests/gymnasia/test_i18n.py``).
 
 Numbers are written with a decimal comma in es and pt (``77,4``) and a point in en (``77.4``);
-dates in sentences and listings as ``3 dic 2020`` / ``3 de dez. de 2020`` / ``3 Dec 2020``.
+dates in sentences and listings as ``3 dic 2020`` / ``3 de dez. de 2020`` / ``3 Dec 2020``,
+and a moment (when a write was made) as that date and the time in UTC
+(``3 dic 2020, 14:05 UTC``).
 Dates a person types back into a command (``measurements show DATE``) stay ``YYYY-MM-DD``.
 """
 
@@ -63,7 +68,10 @@ def entry(section: str, key: str, lang: Lang) -> str:
 
 def sections() -> Mapping[str, Table]:
     """Every section of the catalogue, each module that holds one imported first."""
-    from . import texts  # noqa: F401 - importing registers the section
+    from . import (
+        texts,  # noqa: F401 - importing registers the section
+        words,  # noqa: F401 - importing registers the section
+    )
     from .cli import _help  # noqa: F401 - importing registers the section
     from .web import _i18n  # noqa: F401 - importing registers the section
 
@@ -85,3 +93,10 @@ def day(value: dt.date, lang: Lang) -> str:
     """A calendar date in words: ``3 dic 2020``, ``3 de dez. de 2020``, ``3 Dec 2020``."""
     month = _FORMAT["months"][lang].split()[value.month - 1]
     return _FORMAT["date"][lang].format(day=value.day, month=month, year=value.year)
+
+
+def moment(timestamp: float, lang: Lang) -> str:
+    """A moment (seconds since the epoch) as its date in words and its time in UTC:
+    ``3 dic 2020, 14:05 UTC``."""
+    when = dt.datetime.fromtimestamp(timestamp, dt.UTC)
+    return f"{day(when.date(), lang)}, {when:%H:%M} UTC"

@@ -1153,13 +1153,13 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "Hay varios alimentos para «{query}»: {options}. Dime cuál, con su nombre "
         "completo. No he anotado nada.",
         "pt": "Há vários alimentos para «{query}»: {options}. Diga qual, com o nome completo. "
-        "Não registei nada.",
+        "Não registrei nada.",
         "en": "Several foods match '{query}': {options}. Tell me which one, by its full name. I "
         "have not logged anything.",
     },
     "offline_food_none": {
         "es": "No encuentro «{query}» en la tabla de alimentos. No he anotado nada.",
-        "pt": "Não encontro «{query}» na tabela de alimentos. Não registei nada.",
+        "pt": "Não encontro «{query}» na tabela de alimentos. Não registrei nada.",
         "en": "I can't find '{query}' in the food table. I have not logged anything.",
     },
     "offline_foods_found": {
@@ -1486,6 +1486,11 @@ _T: Final[dict[str, dict[Lang, str]]] = {
         "es": "la orden «{name}» no existe (mira --help)",
         "pt": "o comando «{name}» não existe (veja --help)",
         "en": "there is no command '{name}' (see --help)",
+    },
+    "cli_no_such_command_near": {
+        "es": "la orden «{name}» no existe; ¿querías decir {near}? (mira --help)",
+        "pt": "o comando «{name}» não existe; você quis dizer {near}? (veja --help)",
+        "en": "there is no command '{name}'; did you mean {near}? (see --help)",
     },
     "bad_lang": {
         "es": "--lang debe ser uno de {choices}",

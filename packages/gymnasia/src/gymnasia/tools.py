@@ -44,6 +44,9 @@ from .training import register_training_tools
 
 Precheck = Callable[[dict[str, Any], ToolContext], ToolError | None]
 """A check before a person is asked to approve a write (surefoot's ``Tool.precheck``)."""
+StoreOf = Callable[[ToolContext], GymStore]
+"""Which store a call reads and writes: one bound store (``build_tools(store)``), or each
+call's own account's (``store_in_context``)."""
 Today = Callable[[], dt.date]
 """The person's today: their ``--today`` / ``GYMNASIA_TODAY``, else the clock's, asked at
 each call (a server that runs past midnight moves on with the day)."""
@@ -90,27 +93,41 @@ Key = Annotated[str, Field(min_length=1, max_length=100)]
 Text = Annotated[str, Field(max_length=5000)]
 
 
+def store_in_context(ctx: ToolContext) -> GymStore:
+    """The store of the account a call runs for: the ``store`` of its agent's
+    ``app_context`` (``app.open_coach`` puts each account's there). Tools built over it hold
+    no account of their own, so one tool set serves every account of a process; a call whose
+    context has no store raises rather than read or write anyone's data."""
+    store = ctx.app.get("store")
+    if not isinstance(store, GymStore):
+        msg = f"{ctx.tool} runs for an account: its agent's app_context has no store"
+        raise LookupError(msg)
+    return store
+
+
 def build_tools(
-    store: GymStore,
+    store: GymStore | StoreOf,
     faults: Faults | None = None,
     feedback: FeedbackSettings | None = None,
     *,
     today: dt.date | None = None,
 ) -> ToolSet:
-    """The Coach's tool set over ``store``, with ``faults`` injected where configured, and
+    """The Coach's tool set over ``store`` (or, given ``store_in_context``, over the store of
+    each call's account), with ``faults`` injected where configured, and
     ``create_feature_issue`` (a GitHub issue, not atomic) when ``feedback`` settings are given.
     ``today`` fixes the person's today for the date rules (default: the clock's, each call)."""
     faults = faults or Faults()
     tools = ToolSet()
+    stores: StoreOf = (lambda _ctx: store) if isinstance(store, GymStore) else store
 
     def day() -> dt.date:
         return today or dt.date.today()  # noqa: DTZ011 - a calendar date
 
-    _measurement_tools(tools, store, faults, day)
-    _goal_tools(tools, store, faults, day)
-    _memory_tools(tools, store, faults)
-    register_diet_tools(tools, store, faults, day)
-    register_training_tools(tools, store, faults)
+    _measurement_tools(tools, stores, faults, day)
+    _goal_tools(tools, stores, faults, day)
+    _memory_tools(tools, stores, faults)
+    register_diet_tools(tools, stores, faults, day)
+    register_training_tools(tools, stores, faults)
     if feedback is not None:
         register_feedback_tools(tools, settings=feedback, faults=faults)
     return tools
@@ -147,20 +164,20 @@ def _given(arguments: dict[str, Any]) -> dict[str, float]:
     return {n: float(v) for n in MEASUREMENT_FIELDS if (v := arguments.get(n)) is not None}
 
 
-def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -> None:
+def _measurement_tools(tools: ToolSet, stores: StoreOf, faults: Faults, today: Today) -> None:
     def unlikely_write(arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         """A person confirms a value that is allowed but unlikely (``rules.py``)."""
         values, date = _given(arguments), arguments["date"]
         if not values or date_problem(date, today()) is not None:
             return None  # refused by the handler, asked of nobody
-        nearest = store.nearest_values(date, values)
+        nearest = stores(ctx).nearest_values(date, values)
         return unlikely_question(ctx.lang, values, date, nearest, today())
 
     @tools.tool
     def read_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
         """The body measurements saved for one date (only that date)."""
         faults.on_read(ctx.tool)
-        found = store.read_measurement(date)
+        found = stores(ctx).read_measurement(date)
         if found is None:
             return ToolError(
                 "not_found",
@@ -182,7 +199,7 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults, today: T
                 Recovery.CORRECT_ARGUMENTS,
                 details=(Detail("date_from", "is after date_to", "a date on or before date_to"),),
             )
-        return {"measurements": store.list_measurements(date_from, date_to)}
+        return {"measurements": stores(ctx).list_measurements(date_from, date_to)}
 
     @tools.tool(
         effect="write",
@@ -235,6 +252,7 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults, today: T
         refused = date_refusal(ctx.lang, "date", date, today(), what="measurement")
         if refused is not None:
             return refused
+        store = stores(ctx)
         with store.transaction() as tx:
             saved = store.upsert_measurement(tx, date, values)
             faults.before_commit(ctx)
@@ -242,14 +260,15 @@ def _measurement_tools(tools: ToolSet, store: GymStore, faults: Faults, today: T
         faults.after_commit(ctx)
         return saved
 
-    _measurement_edits(tools, store, faults, today)
+    _measurement_edits(tools, stores, faults, today)
 
 
-def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -> None:
+def _measurement_edits(tools: ToolSet, stores: StoreOf, faults: Faults, today: Today) -> None:
     def unlikely_edit(arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         """A person confirms emptying fields of a record (a deletion), and a corrected value
         that is allowed but unlikely."""
         values, date = _given(arguments), arguments["new_date"] or arguments["date"]
+        store = stores(ctx)
         emptied = clear_question(
             ctx.lang, store, arguments["date"], arguments.get("clear"), values=set(values)
         )
@@ -312,6 +331,7 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: T
         refused = date_refusal(ctx.lang, "new_date", new_date, today(), what="measurement")
         if refused is not None:
             return refused
+        store = stores(ctx)
         with store.transaction() as tx:
             current = store.read_measurement(date, tx=tx)
             if current is None:
@@ -340,12 +360,13 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: T
     @tools.tool(
         effect="write",
         confirm=True,
-        precheck=_measurement_exists(store),
+        precheck=_measurement_exists(stores),
         atomic=True,
         describe=describe_deleted_measurement,
     )
     def delete_measurement(ctx: ToolContext, date: CalendarDate) -> dict[str, Any] | ToolError:
         """Delete the whole measurement record of one date (a person confirms)."""
+        store = stores(ctx)
         with store.transaction() as tx:
             removed = store.delete_measurement(tx, date)
             if removed is None:
@@ -358,12 +379,12 @@ def _measurement_edits(tools: ToolSet, store: GymStore, faults: Faults, today: T
         return deleted
 
 
-def _goal_tools(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -> None:
+def _goal_tools(tools: ToolSet, stores: StoreOf, faults: Faults, today: Today) -> None:
     @tools.tool
     def read_goals(ctx: ToolContext) -> dict[str, Any]:
         """The user's goals: per measure, its target and optional date."""
         faults.on_read(ctx.tool)
-        return {"goals": store.goals()}
+        return {"goals": stores(ctx).goals()}
 
     @tools.tool(effect="write", idempotent=True, atomic=True, describe=describe_goal)
     def save_goal(
@@ -380,6 +401,7 @@ def _goal_tools(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -
         )
         if refused is not None:
             return refused
+        store = stores(ctx)
         with store.transaction() as tx:
             saved = store.save_goal(tx, measure, target, by_date)
             faults.before_commit(ctx)
@@ -388,18 +410,18 @@ def _goal_tools(tools: ToolSet, store: GymStore, faults: Faults, today: Today) -
         return saved
 
 
-def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+def _memory_tools(tools: ToolSet, stores: StoreOf, faults: Faults) -> None:
     @tools.tool
     def list_memory_keys(ctx: ToolContext) -> dict[str, Any]:
         """The keys of the user's memory notes."""
         faults.on_read(ctx.tool)
-        return {"keys": store.memory_keys()}
+        return {"keys": stores(ctx).memory_keys()}
 
     @tools.tool
     def read_memory(ctx: ToolContext, key: Key) -> dict[str, Any] | ToolError:
         """Read one memory note by its key."""
         faults.on_read(ctx.tool)
-        found = store.read_memory(key)
+        found = stores(ctx).read_memory(key)
         if found is None:
             return ToolError(
                 "not_found", t(ctx.lang, "memory_not_found", key=key), Recovery.CHOOSE_ALTERNATIVE
@@ -410,6 +432,7 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
     def save_memory(ctx: ToolContext, key: Key, description: Text, value: Text) -> dict[str, Any]:
         """Save one memory note the user asks to keep, such as a preference (creates or
         replaces that key only). Not for a goal of a measure (save_goal)."""
+        store = stores(ctx)
         with store.transaction() as tx:
             saved = store.save_memory(tx, key, description, value)
             faults.before_commit(ctx)
@@ -420,12 +443,13 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
     @tools.tool(
         effect="write",
         confirm=True,
-        precheck=_note_exists(store),
+        precheck=_note_exists(stores),
         atomic=True,
         describe=describe_note,
     )
     def delete_memory(ctx: ToolContext, key: Key) -> dict[str, Any] | ToolError:
         """Delete one memory note (a person confirms)."""
+        store = stores(ctx)
         with store.transaction() as tx:
             if not store.delete_memory(tx, key):
                 return ToolError(
@@ -440,11 +464,11 @@ def _memory_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
         return deleted
 
 
-def _measurement_exists(store: GymStore) -> Precheck:
+def _measurement_exists(stores: StoreOf) -> Precheck:
     """Nobody is asked to delete a measurement record that is not there."""
 
     def check(arguments: dict[str, Any], ctx: ToolContext) -> ToolError | None:
-        if store.read_measurement(arguments["date"]) is not None:
+        if stores(ctx).read_measurement(arguments["date"]) is not None:
             return None
         message = t(ctx.lang, "measurement_missing", date=arguments["date"].isoformat())
         return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)
@@ -452,11 +476,11 @@ def _measurement_exists(store: GymStore) -> Precheck:
     return check
 
 
-def _note_exists(store: GymStore) -> Precheck:
+def _note_exists(stores: StoreOf) -> Precheck:
     """Nobody is asked to delete a note that is not there."""
 
     def check(arguments: dict[str, Any], ctx: ToolContext) -> ToolError | None:
-        if store.read_memory(arguments["key"]) is not None:
+        if stores(ctx).read_memory(arguments["key"]) is not None:
             return None
         message = t(ctx.lang, "memory_not_found", key=arguments["key"])
         return ToolError("not_found", message, Recovery.CHOOSE_ALTERNATIVE)

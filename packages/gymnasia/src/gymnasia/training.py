@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import Field, StringConstraints
 
@@ -13,8 +13,11 @@ from surefoot.sql import Tx
 from . import catalog
 from .faults import Faults
 from .rules import AMOUNT_LIMITS
-from .store import GymStore
 from .texts import t
+
+if TYPE_CHECKING:
+    from .store import GymStore
+    from .tools import StoreOf
 
 RoutineCategory = Literal["strength", "hypertrophy", "cardio", "flexibility"]
 MAX_EXERCISES: Final = 30
@@ -69,7 +72,7 @@ def routine_json(routine: dict[str, Any], lang: Lang) -> dict[str, Any]:
     return {"name": routine["name"], "category": routine["category"], "exercises": steps}
 
 
-def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+def register_training_tools(tools: ToolSet, stores: StoreOf, faults: Faults) -> None:
     """Declare ``search_exercises``, ``read_routines``, ``create_routine`` and the routine
     edits (``rename_routine``, ``add_routine_exercise``, ``reorder_routine_exercises``, and
     ``remove_routine_exercise`` and ``delete_routine``, which a person confirms) on ``tools``."""
@@ -93,7 +96,7 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
     def read_routines(ctx: ToolContext) -> dict[str, Any]:
         """The user's saved training routines, with their exercises and series."""
         faults.on_read(ctx.tool)
-        return {"routines": [routine_json(r, ctx.lang) for r in store.routines()]}
+        return {"routines": [routine_json(r, ctx.lang) for r in stores(ctx).routines()]}
 
     @tools.tool(effect="write", destructive=False, atomic=True)
     def create_routine(
@@ -116,6 +119,7 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
             (e.exercise_id, [(s.reps, s.weight_kg, s.rest_seconds) for s in e.series])
             for e in exercises
         ]
+        store = stores(ctx)
         with store.transaction() as tx:
             routine_id = store.create_routine(tx, name, category, plan)
             if routine_id is None:
@@ -127,7 +131,7 @@ def register_training_tools(tools: ToolSet, store: GymStore, faults: Faults) -> 
         faults.after_commit(ctx)
         return saved
 
-    _register_routine_edits(tools, store, faults)
+    _register_routine_edits(tools, stores, faults)
 
 
 def plan_of(routine: dict[str, Any]) -> Plan:
@@ -201,12 +205,13 @@ def _position_in(lang: Lang, stored: dict[str, Any], position: int) -> None:
         raise _Refused("not_found", message, Recovery.CORRECT_ARGUMENTS)
 
 
-def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+def _register_routine_edits(tools: ToolSet, stores: StoreOf, faults: Faults) -> None:
     @tools.tool(effect="write", atomic=True)
     def rename_routine(
         ctx: ToolContext, routine: RoutineRef, new_name: RoutineName
     ) -> dict[str, Any] | ToolError:
         """Rename one of the user's routines (its exercises are kept)."""
+        store = stores(ctx)
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             del stored
@@ -228,6 +233,7 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
     ) -> dict[str, Any] | ToolError:
         """Add one exercise with its series to a routine, at the end or at a position (the
         ones from there move down)."""
+        store = stores(ctx)
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             _known(ctx.lang, exercise_id)
@@ -257,6 +263,7 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
         ],
     ) -> dict[str, Any] | ToolError:
         """Put a routine's exercises in a new order (each keeps its series)."""
+        store = stores(ctx)
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             plan = moved(plan_of(stored), order)
@@ -268,16 +275,17 @@ def _register_routine_edits(tools: ToolSet, store: GymStore, faults: Faults) -> 
 
         return _change(store, faults, ctx, routine, edit)
 
-    _register_routine_removals(tools, store, faults)
+    _register_routine_removals(tools, stores, faults)
 
 
-def _register_routine_removals(tools: ToolSet, store: GymStore, faults: Faults) -> None:
+def _register_routine_removals(tools: ToolSet, stores: StoreOf, faults: Faults) -> None:
     @tools.tool(effect="write", confirm=True, atomic=True)
     def remove_routine_exercise(
         ctx: ToolContext, routine: RoutineRef, position: Position
     ) -> dict[str, Any] | ToolError:
         """Remove the exercise at one position from a routine; the ones after it move up (a
         person confirms)."""
+        store = stores(ctx)
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             _position_in(ctx.lang, stored, position)
@@ -292,6 +300,7 @@ def _register_routine_removals(tools: ToolSet, store: GymStore, faults: Faults) 
     @tools.tool(effect="write", confirm=True, atomic=True)
     def delete_routine(ctx: ToolContext, routine: RoutineRef) -> dict[str, Any] | ToolError:
         """Delete a whole routine (a person confirms)."""
+        store = stores(ctx)
 
         def edit(tx: Tx, routine_id: int, stored: dict[str, Any]) -> None:
             del stored

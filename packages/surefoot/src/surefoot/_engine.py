@@ -252,7 +252,8 @@ class DurableTurn:
             )
         if unanswered(messages) or user_turns(messages) < turn.state.user_turn:
             raise ConversationBusyError(turn.conversation_id)
-        agent._runner.append(turn, UserMessage(text), model=agent.model_ref)
+        message = UserMessage(text, said_on=turn.state.today)
+        agent._runner.append(turn, message, model=agent.model_ref)
         return Progress("model")
 
     async def _model(self, turn: Turn) -> Progress:

@@ -20,11 +20,13 @@ declared value into one of three:
   run: ``not_in_message`` with ``choose_alternative``, a message telling the model to ask the
   person, and a detail naming each field.
 
-Numbers and absolute dates are looked for in every user message of the conversation (the
-person may give the value in one turn and say "save it" in the next); relative dates ("hoy",
-"ayer", "hace 3 días") only in the current turn's message, since they count from the day they
-were said and "today" is the turn's. What it cannot see is listed in the docs
-(``docs/concepts/grounding.md``).
+Numbers and dates are looked for in every user message of the conversation (the person may
+give the value in one turn and say "save it" in the next, or answer "kg" to a question about
+it). A relative date ("hoy", "ayer", "hace 3 días") counts from the day its message was said:
+the journal keeps that day with each user message, so "hoy" written yesterday grounds
+yesterday's date, never today's; an earlier message whose day is not known grounds no relative
+date, and the current one counts from the turn's today when its own day is not known. What it
+cannot see is listed in the docs (``docs/concepts/grounding.md``).
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ class Grounded:
 
     @classmethod
     def date(cls) -> Grounded:
-        """A calendar date the person gave: written out, or relative to the turn's today."""
+        """A calendar date the person gave: written out, or relative to the day they said it."""
         return cls("date")
 
 
@@ -439,21 +441,33 @@ NO_FINDINGS: Final = Verdict()
 
 @dataclass(frozen=True, slots=True)
 class Words:
-    """What the person wrote in a conversation, read once per turn: the quantities and
-    absolute dates of every user message, and the relative dates of the current one."""
+    """What the person wrote in a conversation, read once per turn: the quantities and dates
+    of every user message, each relative date counted from the day its message was said."""
 
     quantities: tuple[Quantity, ...]
     dates: frozenset[dt.date]
     texts: tuple[str, ...] = ()
 
     @classmethod
-    def read(cls, texts: Sequence[str], today: dt.date | None) -> Words:
+    def read(
+        cls,
+        texts: Sequence[str],
+        today: dt.date | None,
+        said_on: Sequence[dt.date | None] = (),
+    ) -> Words:
         """Read ``texts`` (the conversation's user messages, oldest first; the last is the
-        current turn's) with ``today`` as the turn's date."""
+        current turn's) with ``today`` as the turn's date. ``said_on``: the day each text was
+        said, where known; a relative date counts from its own message's day (the current
+        message's: ``today`` when its own is not known; an earlier one's: none)."""
         found = [q for index, text in enumerate(texts) for q in quantities(text, index)]
-        dates = {day for text in texts for day in absolute_dates(text, today)}
-        if texts and today is not None:
-            dates |= relative_dates(texts[-1], today)
+        dates: set[dt.date] = set()
+        for index, written in enumerate(texts):
+            day = said_on[index] if index < len(said_on) else None
+            if day is None and index == len(texts) - 1:
+                day = today
+            dates |= absolute_dates(written, day or today)
+            if day is not None:
+                dates |= relative_dates(written, day)
         return cls(tuple(found), frozenset(dates), tuple(texts))
 
 

@@ -34,7 +34,7 @@ from ._messages import (
 )
 from ._model import Model
 from ._output import OutputSpec
-from ._replies import Replies, WhereToCheck
+from ._replies import CallWords, Replies, WhereToCheck
 from ._result import PendingConfirmation, StopReason, TurnResult
 from ._runner import (
     EventHandler,
@@ -54,7 +54,7 @@ from ._state import TurnState
 from ._sync import run_sync
 from ._texts import Lang, coerce_lang
 from ._tools import ToolSet
-from ._tracing import NO_TRACING, Tracer, TurnTrace
+from ._tracing import NO_TRACING, Tracer
 
 __all__ = [
     "Agent",
@@ -96,6 +96,10 @@ class Agent:
         where_to_check: ``where_to_check(call, lang)``: where a person sees whether a write
             whose outcome is unknown was done (a command, a page); None or an empty answer
             says "your data".
+        call_words: ``call_words(call, lang)``: a write's call in a person's words, for the
+            lines of a reply the harness writes about a write that saved nothing or may not
+            have ("not saved: note 'knee'"); None or an empty answer: the tool's name and
+            its arguments.
         offer: ``offer(messages)``: the names of the tools to declare in the next request
             (None: all). A small model reads every declaration before its first word, so an
             application may offer only what the conversation needs; a call to a declared
@@ -108,9 +112,10 @@ class Agent:
             ``TurnResult.output``.
         output_retries: How often a final answer that does not validate is sent back for
             correction before the turn ends with ``invalid_output``.
-        today: The clock grounded dates count from ("hoy", "ayer"): called once per turn
-            (live or resumed), when a grounded argument is first checked (the local date if
-            not given).
+        today: The clock grounded dates count from ("hoy", "ayer"): called when a turn is
+            built or resumed (the local date if not given). Each user message is journaled
+            with the day it was said (``UserMessage.said_on``), and its relative dates count
+            from that day in every later turn.
     """
 
     def __init__(
@@ -132,22 +137,14 @@ class Agent:
         app_context: dict[str, Any] | None = None,
         tracer: Tracer | None = None,
         where_to_check: WhereToCheck | None = None,
+        call_words: CallWords | None = None,
         offer: OfferTools | None = None,
         max_tokens_per_turn: int | None = None,
         output_type: Any = None,
         output_retries: int = 2,
         today: Callable[[], dt.date] | None = None,
     ) -> None:
-        try:
-            lang = coerce_lang(lang)
-        except ValueError as exc:
-            raise ConfigurationError(str(exc)) from None
-        if max_rounds < 1 or guard_limit < 1 or not lease_seconds > 0:
-            msg = "max_rounds and guard_limit must be at least 1, and lease_seconds above 0"
-            raise ConfigurationError(msg)
-        if output_retries < 0:
-            msg = "output_retries must be 0 or more"
-            raise ConfigurationError(msg)
+        lang = _checked(lang, max_rounds, guard_limit, lease_seconds, output_retries)
         self.output = OutputSpec(output_type) if output_type is not None else None
         self.output_retries = output_retries
         if max_tokens_per_turn is not None and max_tokens_per_turn < 1:
@@ -183,7 +180,13 @@ class Agent:
         self.offer = offer
         self.max_tokens_per_turn = max_tokens_per_turn
         self.today: Callable[[], dt.date] = today if today is not None else dt.date.today
-        self.replies = Replies(tools, lang=lang, app_name=app_name, where_to_check=where_to_check)
+        self.replies = Replies(
+            tools,
+            lang=lang,
+            app_name=app_name,
+            where_to_check=where_to_check,
+            call_words=call_words,
+        )
         self._runner = TurnRunner(self)
         self._model_ref: ModelRef | None = None
 
@@ -211,14 +214,15 @@ class Agent:
                 raise TurnPendingError(conversation_id)
             user_turn = user_turns(messages) if messages else 0
             turn = self._turn(conversation_id, held, messages, on_event, user_turn, said=user_text)
+            said = UserMessage(user_text, said_on=turn.state.today)
             runner, tracer = self._runner, self.tracer
             if tracer is NO_TRACING:  # nobody listens: no scope
-                runner.append(turn, UserMessage(user_text), model=self.model_ref)
+                runner.append(turn, said, model=self.model_ref)
                 return await runner.rounds(turn)
             with tracer.turn(
                 app=self.app_name, conversation_id=conversation_id, user_turn=user_turn
             ) as trace:
-                runner.append(turn, UserMessage(user_text), model=self.model_ref)
+                runner.append(turn, said, model=self.model_ref)
                 result = await runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
             return result
@@ -250,7 +254,10 @@ class Agent:
             history = turn_history(messages)
             self._rebuild(turn, history)
             results = [r for batch in history for _, r in batch]
-            with self._traced_turn(turn) as trace:
+            scope = self.tracer.turn(
+                app=self.app_name, conversation_id=conversation_id, user_turn=user_turn
+            )
+            with scope as trace:
                 step = await self._runner.go_on(turn, messages[-1], results)
                 result = step if step is not None else await self._runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
@@ -364,13 +371,6 @@ class Agent:
 
     # -- steps -----------------------------------------------------------------------------
 
-    def _traced_turn(self, turn: Turn) -> AbstractContextManager[TurnTrace]:
-        return self.tracer.turn(
-            app=self.app_name,
-            conversation_id=turn.conversation_id,
-            user_turn=turn.state.user_turn,
-        )
-
     def _rebuild(
         self, turn: Turn, history: Sequence[Sequence[tuple[ToolCall, ToolResult]]]
     ) -> None:
@@ -398,25 +398,55 @@ class Agent:
         said: str | None = None,
     ) -> Turn:
         """The turn over ``messages`` as journaled (``said``: the user message about to be
-        appended). Its state carries the conversation's user texts, read from the journal,
-        so grounding reads the same words live and on resume."""
-        if messages:
-            decisions = self._decisions(conversation_id, user_turn)
-            texts = [m.text for m in messages if isinstance(m, UserMessage)]
-            if said is not None:
-                texts.append(said)
-            user_texts = tuple(texts)
-        else:  # a new conversation: nobody decided anything in it yet
-            decisions, user_texts = {}, (said,) if said is not None else ()
+        appended, said today). Its state carries the conversation's user texts and the day
+        each was said, read from the journal, so grounding reads the same words live and on
+        resume."""
+        today = self.today()
+        # a new conversation: nobody decided anything in it yet
+        decisions = self._decisions(conversation_id, user_turn) if messages else {}
+        texts, days = _user_words(messages, said, today)
         state = TurnState(
             conversation_id,
             user_turn,
             lang=self.lang,
             decisions=decisions,
-            user_texts=user_texts,
-            clock=self.today,
+            user_texts=texts,
+            said_on=days,
+            today=today,
         )
         return Turn(conversation_id, lease, messages, state, on_event)
+
+
+def _checked(
+    lang: Lang, max_rounds: int, guard_limit: int, lease_seconds: float, output_retries: int
+) -> Lang:
+    """``lang`` as the harness spells it, once the limits are checked (``ConfigurationError``
+    for one out of range)."""
+    try:
+        lang = coerce_lang(lang)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
+    if max_rounds < 1 or guard_limit < 1 or not lease_seconds > 0:
+        msg = "max_rounds and guard_limit must be at least 1, and lease_seconds above 0"
+        raise ConfigurationError(msg)
+    if output_retries < 0:
+        msg = "output_retries must be 0 or more"
+        raise ConfigurationError(msg)
+    return lang
+
+
+def _user_words(
+    messages: Sequence[Message], said: str | None, today: dt.date
+) -> tuple[tuple[str, ...], tuple[dt.date | None, ...]]:
+    """What the person wrote in ``messages`` (and ``said`` now, today), and the day each was
+    said where the journal has it."""
+    users = [m for m in messages if isinstance(m, UserMessage)] if messages else []
+    texts = [m.text for m in users]
+    days = [m.said_on for m in users]
+    if said is not None:
+        texts.append(said)
+        days.append(today)
+    return tuple(texts), tuple(days)
 
 
 def _ledger_beside(journal: Journal, ledger: Ledger | None) -> Ledger | None:

@@ -4,7 +4,8 @@ A conversation is a list of messages::
 
     Message = UserMessage | AssistantMessage | ToolResultsMessage | HarnessMessage | HarnessNote
 
-* ``UserMessage`` — what the person typed.
+* ``UserMessage`` — what the person typed, and the day they said it (``said_on``: the Agent's
+  ``today`` when it journaled the message), which their "hoy" and "ayer" count from.
 * ``AssistantMessage`` — one model response: ``TextPart``, ``ToolCall`` and ``ReasoningPart``
   parts in order, the stop reason, and which provider/model produced it. Vendor data that
   must be echoed back lives in ``ReasoningPart`` (reasoning items, thinking blocks and their
@@ -21,6 +22,7 @@ A conversation is a list of messages::
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -71,10 +73,12 @@ AssistantPart = TextPart | ToolCall | ReasoningPart
 
 @dataclass(frozen=True, slots=True)
 class UserMessage:
-    """What the person said."""
+    """What the person said; ``said_on``: the day they said it (None: not known, as for a
+    message built by hand or journaled before days were kept)."""
 
     text: str
     kind: Literal["user"] = "user"
+    said_on: dt.date | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,9 @@ turn did, from the program's own records, never from the model's words::
 
 A write is "saved" when its outcome is ``Ok`` (run now, or answered from the ledger), "not
 saved" when it is ``not_applied``, and "not confirmed" when it is ``outcome_unknown`` or
-``in_progress``. Each is described by its tool's ``describe`` (the tool's name and the
-result's top-level values by default).
+``in_progress``. A saved write is described by its tool's ``describe`` (the tool's name and
+the result's top-level values by default); a call that saved nothing, or may not have, by the
+application's ``call_words`` (the tool's name and its arguments by default).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from ._tools import Tool, ToolSet
 WhereToCheck = Callable[[ToolCall, Lang], str | None]
 """Where a person checks a write whose outcome is unknown: a call and a language to a
 phrase (a command, a page), or None."""
+
+CallWords = Callable[[ToolCall, Lang], str | None]
+"""A write's call in a person's words (what it was asked to do, to which data), or None."""
 
 _UNCONFIRMED = frozenset({ErrorCode.OUTCOME_UNKNOWN, ErrorCode.IN_PROGRESS})
 _PROVIDER_PROBLEMS = {
@@ -51,11 +55,13 @@ class Replies:
         lang: Lang,
         app_name: str,
         where_to_check: WhereToCheck | None = None,
+        call_words: CallWords | None = None,
     ) -> None:
         self.tools = tools
         self.lang: Lang = lang
         self.app_name = app_name
         self.where_to_check = where_to_check
+        self.call_words = call_words
 
     def stopped(self, records: Sequence[CallRecord]) -> str:
         """Why a stop_turn outcome among ``records`` ended the turn."""
@@ -117,6 +123,15 @@ class Replies:
         return "• " + text(self.lang, key, what=what)
 
     def _call_text(self, tool: Tool, call: ToolCall) -> str:
+        """The application's words for ``call``, else its tool's name and its arguments (also
+        when those words fail or say nothing)."""
+        if self.call_words is not None:
+            try:
+                said = self.call_words(call, self.lang)
+            except Exception:  # noqa: BLE001 - failing words fall back to the plain ones
+                said = None
+            if isinstance(said, str) and said.strip():
+                return said.strip()
         return f"{tool.name} ({_values(call.arguments)})" if call.arguments else tool.name
 
     def _unconfirmed(self, call: ToolCall) -> str:

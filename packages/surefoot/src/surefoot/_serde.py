@@ -6,6 +6,7 @@ is read back as stored, never guessed from the data.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, assert_never
 
 from ._messages import (
@@ -27,8 +28,9 @@ from ._outcome import from_record, to_record
 def message_to_json(message: Message) -> dict[str, Any]:
     """A JSON object for ``message``."""
     match message:
-        case UserMessage(text=t):
-            return {"kind": "user", "text": t}
+        case UserMessage(text=t, said_on=day):
+            said = {} if day is None else {"said_on": day.isoformat()}
+            return {"kind": "user", "text": t, **said}
         case HarnessMessage(text=t, reason=r):
             return {"kind": "harness", "text": t, "reason": r}
         case HarnessNote(text=t, reason=r):
@@ -88,7 +90,8 @@ def message_from_json(data: dict[str, Any]) -> Message:
     """Inverse of ``message_to_json``; raises ``ValueError`` on an unknown kind."""
     kind = data.get("kind")
     if kind == "user":
-        return UserMessage(data["text"])
+        day = data.get("said_on")
+        return UserMessage(data["text"], said_on=dt.date.fromisoformat(day) if day else None)
     if kind == "harness":
         return HarnessMessage(data["text"], data["reason"])
     if kind == "harness_note":

@@ -241,6 +241,13 @@ class Database:
     ``url`` is the database's address without its password. A PostgreSQL connection the
     server dropped (a restart, ``pg_terminate_backend``) fails the transaction it was in with
     ``StoreError(kind="unavailable")``; the next transaction connects again (``reconnect``).
+
+    Transactions take turns on the one connection, whatever the thread. A PostgreSQL
+    database opened with ``pool=N`` (``open_database``) keeps up to N connections instead:
+    a thread's transaction takes one that is free (or waits for one), and a transaction
+    opened inside it, on the same thread, is a savepoint on that same connection, as with
+    one connection; so threads that wait for the server (a commit's flush to disk) wait at
+    the same time, not one after another.
     """
 
     def __init__(
@@ -250,13 +257,22 @@ class Database:
         *,
         url: str,
         reconnect: Callable[[], Any] | None = None,
+        pool: int = 1,
     ) -> None:
         self.dialect: Dialect = dialect
         self.url = safe_url(url)
         self._reconnect = reconnect
         self._conn = connection
         self._lock = threading.RLock()
+        self._pool = pool if dialect == "postgresql" and reconnect is not None else 1
+        self._idle: list[Any] = [connection]
+        self._open = 1
+        self._closed = False
+        self._free = threading.Condition()
+        self._held = threading.local()
+        self._count_lock = threading.Lock()
         self._sql_cache: dict[str, tuple[str, bool]] = {}
+        self._migrated: dict[str, int] = {}
         self.counts = TransactionCounts()
         """Transactions and commits so far (``TransactionCounts``)."""
         self.migrate("surefoot", _SUREFOOT_MIGRATIONS)
@@ -280,8 +296,9 @@ class Database:
         return out, writes
 
     def _committed(self, tx: Tx) -> None:
-        self.counts.transactions += 1
-        self.counts.commits += tx.wrote
+        with self._count_lock:
+            self.counts.transactions += 1
+            self.counts.commits += tx.wrote
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -290,11 +307,63 @@ class Database:
         Its own driver calls (begin, each ``Tx.execute``, commit, rollback) fail as
         ``StoreError``; whatever the body raises itself passes through unchanged (after the
         rollback)."""
+        if self._pool > 1:
+            yield from self._pooled_transaction()
+            return
         with self._lock:
             if self.dialect == "sqlite":
                 yield from self._sqlite_transaction()
             else:
                 yield from self._postgres_transaction()
+
+    def _pooled_transaction(self) -> Iterator[Tx]:
+        """A transaction on a connection of the pool: this thread's own when one of its
+        transactions is open (a savepoint), else a free one, held until it ends."""
+        mine = getattr(self._held, "conn", None)
+        if mine is not None:
+            yield from self._postgres_block(mine)
+            return
+        conn = self._checkout()
+        self._held.conn = conn
+        try:
+            yield from self._postgres_block(conn)
+        finally:
+            self._held.conn = None
+            self._checkin(conn)
+
+    def _checkout(self) -> Any:
+        """A free connection (a new one while fewer than ``pool`` are open; one the server
+        dropped is replaced), waiting for one when all are taken."""
+        with self._free:
+            while not self._idle and self._open >= self._pool and not self._closed:
+                self._free.wait()
+            if self._closed:  # as the one connection fails once closed
+                raise store_error("unavailable", self.url)
+            conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                self._open += 1
+        if conn is not None and not conn.broken:
+            return conn
+        assert self._reconnect is not None  # a pool is made only with one
+        try:
+            with driver_errors(self.url):
+                if conn is not None:
+                    conn.close()
+                return self._reconnect()
+        except BaseException:
+            with self._free:
+                self._open -= 1
+                self._free.notify()
+            raise
+
+    def _checkin(self, conn: Any) -> None:
+        with self._free:
+            if not self._closed:
+                self._idle.append(conn)
+                self._free.notify()
+                return
+        with driver_errors(self.url):
+            conn.close()
 
     def _sqlite_transaction(self) -> Iterator[Tx]:
         with driver_errors(self.url):
@@ -329,11 +398,15 @@ class Database:
         with driver_errors(self.url):
             if self._reconnect is not None and self._conn.broken:
                 self._conn = self._reconnect()
-            block = self._conn.transaction()
+        yield from self._postgres_block(self._conn)
+
+    def _postgres_block(self, conn: Any) -> Iterator[Tx]:
+        with driver_errors(self.url):
+            block = conn.transaction()
             block.__enter__()
         try:
             with driver_errors(self.url):
-                cursor = self._conn.cursor()
+                cursor = conn.cursor()
             tx = Tx(self, cursor)
             try:
                 yield tx
@@ -354,9 +427,15 @@ class Database:
             return tx.execute(sql, params)
 
     def migrate(self, namespace: str, migrations: Sequence[str]) -> None:
-        """Apply ``migrations`` (each a ``;``-separated script) not yet applied, in order."""
+        """Apply ``migrations`` (each a ``;``-separated script) not yet applied, in order.
+        Once this connection has applied (or found) a namespace's migrations, asking again
+        for no more of them asks nothing of the database (a server that opens a store per
+        person on one ``Database`` migrates once)."""
+        if self._migrated.get(namespace, -1) >= len(migrations):
+            return
         with driver_errors(self.url):
             self._migrate(namespace, migrations)
+        self._migrated[namespace] = len(migrations)
 
     def _migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         with self.transaction() as tx:
@@ -384,9 +463,17 @@ class Database:
                 )
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (with ``pool``, every one: those in a transaction when it
+        ends); a transaction after this fails as ``unavailable``."""
         with self._lock, driver_errors(self.url):
             self._conn.close()
+            with self._free:
+                others = [conn for conn in self._idle if conn is not self._conn]
+                self._idle.clear()
+                self._closed = True
+                self._free.notify_all()
+            for conn in others:
+                conn.close()
 
 
 def resolve_url(url: str | os.PathLike[str]) -> tuple[Dialect, str]:
@@ -402,16 +489,25 @@ def resolve_url(url: str | os.PathLike[str]) -> tuple[Dialect, str]:
 
 
 def open_database(
-    url: str | os.PathLike[str], *, create: bool = True, busy_timeout: float = 30.0
+    url: str | os.PathLike[str],
+    *,
+    create: bool = True,
+    busy_timeout: float = 30.0,
+    pool: int = 1,
 ) -> Database:
     """Open (and migrate) the database at ``url``; see the module docstring for forms.
 
     ``busy_timeout``: how long (seconds) a SQLite statement waits for another connection's
-    lock before failing with ``StoreError(kind="locked")``. Every failure is a ``StoreError``.
+    lock before failing with ``StoreError(kind="locked")``. ``pool``: how many connections a
+    PostgreSQL database may open, for threads whose transactions run at the same time
+    (``Database``); SQLite keeps one. Every failure is a ``StoreError``.
     """
+    if pool < 1:
+        msg = "pool must be at least 1"
+        raise ValueError(msg)
     dialect, target = resolve_url(url)
     if dialect == "postgresql":
-        return _open_postgres(target)
+        return _open_postgres(target, pool)
     if target == ":memory:":
         return _sqlite(":memory:", "sqlite:///:memory:", busy_timeout)
     path = Path(target)
@@ -445,7 +541,7 @@ def _sqlite(path: str | Path, url: str, busy_timeout: float) -> Database:
             raise
 
 
-def _open_postgres(url: str) -> Database:
+def _open_postgres(url: str, pool: int = 1) -> Database:
     try:
         import psycopg
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -458,7 +554,7 @@ def _open_postgres(url: str) -> Database:
 
     conn = connect()
     try:
-        return Database("postgresql", conn, url=url, reconnect=connect)
+        return Database("postgresql", conn, url=url, reconnect=connect, pool=pool)
     except BaseException:
         conn.close()
         raise

@@ -14,8 +14,9 @@
 
 Everything here is a function of the turn's calls, their rounds and their recorded outcomes,
 so ``Executor.replay`` rebuilds it from the journal and a resumed turn decides exactly as the
-live run did. ``user_texts`` (what grounding reads) comes from the journal too: the ``Agent``
-fills it from the conversation's user messages whenever it builds a turn, live or resumed.
+live run did. ``user_texts`` (what grounding reads) and the day each was said come from the
+journal too: the ``Agent`` fills them from the conversation's user messages whenever it builds
+a turn, live or resumed.
 """
 
 from __future__ import annotations
@@ -70,12 +71,12 @@ class TurnState:
     """What the person wrote in this conversation, oldest first, the current turn's message
     last: what grounded arguments are checked against. None: the conversation is not known
     here (an MCP server's calls, an executor run alone), and grounding checks nothing."""
+    said_on: tuple[dt.date | None, ...] = ()
+    """The day each of ``user_texts`` was said, where the journal has it (None: not known):
+    an earlier message's "hoy" and "ayer" count from its own day."""
     today: dt.date | None = None
-    """The turn's date, that relative dates ("hoy", "ayer") count from (read from ``clock``
-    when grounding first needs it, if not given)."""
-    clock: Callable[[], dt.date] | None = field(default=None, repr=False)
-    """Where ``today`` comes from, when grounding first needs it and it was not given (the
-    ``Agent``'s clock: a turn whose tools ground nothing never reads it)."""
+    """The turn's date: what the current message's relative dates ("hoy", "ayer") count
+    from when its own day is not known."""
     _words: Words | None = field(default=None, repr=False)
     _unkeyed: list[tuple[Identified, ToolError]] = field(default_factory=list, repr=False)
     """Failures noted before their call's identity was needed (``failed``), in order."""
@@ -85,9 +86,7 @@ class TurnState:
         if self.user_texts is None:
             return None
         if self._words is None:
-            if self.today is None and self.clock is not None:
-                self.today = self.clock()
-            self._words = Words.read(self.user_texts, self.today)
+            self._words = Words.read(self.user_texts, self.today, self.said_on)
         return self._words
 
     def stop_if(self, error: ToolError) -> ToolError:

@@ -622,6 +622,7 @@ class ToolSet:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._specs: tuple[ToolSpec, ...] | None = None
         for item in tools:
             self.add(item)
 
@@ -631,6 +632,7 @@ class ToolSet:
             msg = f"tool {item.name!r} is declared twice"
             raise ConfigurationError(msg)
         self._tools[item.name] = item
+        self._specs = None
         return item
 
     @overload
@@ -730,5 +732,8 @@ class ToolSet:
         return tuple(self._tools)
 
     def specs(self) -> tuple[ToolSpec, ...]:
-        """Provider-facing declarations of every tool."""
-        return tuple(t.spec() for t in self._tools.values())
+        """Provider-facing declarations of every tool, generated once for the set (each
+        agent over it asks again: a server that builds an agent per person shares them)."""
+        if self._specs is None:
+            self._specs = tuple(t.spec() for t in self._tools.values())
+        return self._specs

@@ -18,7 +18,9 @@ Modules, one per seam: ``_base`` (apps, options, parsers), ``_output`` (traces, 
 ``_agent`` (ask, chat, demo), ``_serve`` (the web app), ``_mcp`` (the tools over MCP),
 ``_durable`` (diagnostics, approvals, resume, writes, reconcile), ``_data`` (commands without
 the agent), ``_eval`` (the recovery evaluation), ``_help`` (``--help`` in the session's
-language), ``_users`` (the web app's accounts).
+language), ``_users`` (the web app's accounts), ``_commands`` (which module defines each
+command, and the listing of the top-level ``--help``). A command's module is imported when
+the command is looked up, not before: ``gymnasia --help`` lists them all without loading one.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import typer
 
 from ..render import neutralised
 from ..texts import t
-from . import _agent, _data, _durable, _erase, _eval, _help, _mcp, _serve, _users  # noqa: F401 - importing registers them
+from . import _help
 from ._base import SESSION, UsageProblem, app, remember_lang, store_problem
 
 if TYPE_CHECKING:
@@ -45,7 +47,8 @@ _CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
 _CLICK_ERRORS = sys.modules[typer.BadParameter.__module__]
 _NO_ARGS: type[Exception] | tuple[()] = getattr(_CLICK_ERRORS, "NoArgsIsHelpError", ())
 _EXTRA = re.compile(r"Got unexpected extra argument\(s\) \((?P<args>.*)\)")
-_NO_COMMAND = re.compile(r"No such command '(?P<name>.*)'")
+_NO_COMMAND = re.compile(r"No such command '(?P<name>[^']*)'\.?(?: Did you mean (?P<near>.*)\?)?")
+_QUOTED = re.compile(r"'([^']*)'")
 
 
 def main() -> NoReturn:
@@ -111,8 +114,13 @@ def _usage_message(exc: Exception) -> str:
     message: str = exc.format_message()  # type: ignore[attr-defined]
     if found := _EXTRA.fullmatch(message):
         return t(lang, "cli_extra_args", args=found["args"])
-    if found := _NO_COMMAND.match(message):
-        return t(lang, "cli_no_such_command", name=found["name"])
+    if found := _NO_COMMAND.fullmatch(message):
+        near = _QUOTED.findall(found["near"] or "")
+        if not near:
+            return t(lang, "cli_no_such_command", name=found["name"])
+        quote = "'{}'" if lang == "en" else "«{}»"
+        listed = ", ".join(quote.format(name) for name in near)
+        return t(lang, "cli_no_such_command_near", name=found["name"], near=listed)
     return message
 
 

@@ -15,6 +15,7 @@ import typer
 
 from ..render import neutralised
 from ..texts import number, t
+from ._commands import LazyGroup
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -35,6 +36,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=LazyGroup,
 )
 
 

@@ -100,8 +100,9 @@ def goals_list(
         return
     if not rows:
         out.print(t(language, "goals_empty"), markup=False)
-    for row in rows:
-        out.print(describe_goal(row, language), markup=False)
+    for row in rows:  # a goal's date in words: no command takes it back
+        by_date = row["by_date"] and i18n.day(dt.date.fromisoformat(row["by_date"]), language)
+        out.print(describe_goal({**row, "by_date": by_date}, language), markup=False)
 
 
 @measurements_app.command("show")

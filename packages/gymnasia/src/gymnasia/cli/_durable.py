@@ -9,12 +9,11 @@ or may move (the base URL). Every command sees only ``--user``'s conversations a
 from __future__ import annotations
 
 import datetime as dt
-import json
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..render import neutralised
 from ..texts import t
 from ._agent import check_options, cli_coach, engine_chosen, run_turn
 from ._base import (
@@ -43,8 +42,9 @@ from ._otel import session_tracer
 from ._output import approval_commands, entry_json, report, waiting_action, write_json
 
 if TYPE_CHECKING:
-    from surefoot import Lang, PendingConfirmation, TurnResult
-    from surefoot.ledger import LedgerState
+    from surefoot import Lang, PendingConfirmation, ToolSet, TurnResult
+    from surefoot.diagnostics import Diagnostic
+    from surefoot.ledger import LedgerEntry, LedgerState
 
     from ..app import Coach
 
@@ -82,6 +82,8 @@ def diagnostics(
     coach = _open(db, language, user)
     redact = Redactor(configured_secrets())
     items = coach.agent.diagnostics(conversation_id=conversation)
+    tools = coach.agent.tools
+    writes = {e.key: e for e in coach.agent.writes(conversation_id=conversation)}
     coach.close()
     rows = [
         {
@@ -101,10 +103,23 @@ def diagnostics(
         return
     if not rows:
         out.print(t(language, "no_diagnostics_yet"), markup=False)
-    for row in rows:
-        out.print(f"[bold]{row['created_at']} {row['tool']} call={row['call_id']}[/bold]")
-        out.print(f"  {row['exception_type']}: {row['message']}", markup=False)
-        out.print(row["traceback"], markup=False)
+    for item, row in zip(items, rows, strict=True):
+        head = redact(_failure_line(item, writes.get(item.key or ""), tools, language))
+        out.print(head, style="bold", markup=False, soft_wrap=True)
+        out.print(neutralised(f"  {row['exception_type']}: {row['message']}"), markup=False)
+        out.print(neutralised(row["traceback"] or ""), markup=False)
+
+
+def _failure_line(item: Diagnostic, entry: LedgerEntry | None, tools: ToolSet, lang: Lang) -> str:
+    """A failed call on one line: when, its action, what it touched (its write's arguments,
+    when it was a write), and the call's id (the ``--json`` form's ``call_id``)."""
+    from ..i18n import moment
+    from ..words import action, call_label, entry_words
+
+    what = entry_words(entry, tools, lang) if entry is not None else ""
+    done = f"{action(item.tool, lang)}: {what}" if what else action(item.tool, lang)
+    line = f"{moment(item.created_at, lang)} · {done} · {call_label(item.call_id, lang)}"
+    return neutralised(line)
 
 
 # -- turns that wait or were interrupted -------------------------------------------------------
@@ -383,15 +398,21 @@ def writes(
     coach = _open(db, language, user)
     entries = coach.agent.writes(conversation_id=conversation, state=chosen)
     coach.close()
-    rows = [entry_json(e) for e in entries]
     if json_output:
-        write_json(rows)
+        write_json([entry_json(e) for e in entries])
         return
-    if not rows:
+    if not entries:
         out.print(t(language, "no_writes_yet"), markup=False)
-    for row in rows:
-        args = json.dumps(row["arguments"], ensure_ascii=False)
-        out.print(f"{row['updated_at']}  {row['state']:<9} {row['tool']}({args})", markup=False)
+    _print_writes(entries, coach, language)
+
+
+def _print_writes(entries: list[LedgerEntry], coach: Coach, lang: Lang) -> None:
+    """Each write on its line, in words (``words.write_line``)."""
+    from ..words import write_line
+
+    for entry in entries:
+        line = neutralised(write_line(entry, coach.agent.tools, lang))
+        out.print(line, markup=False, soft_wrap=True)
 
 
 def _ledger_state(value: str | None) -> LedgerState | None:
@@ -412,14 +433,13 @@ def reconcile(
     json_output: JsonOpt = False,
 ) -> None:
     """Settle unconfirmed writes now (by the ledger or the tool's own check)."""
-    coach = _open(db, parse_lang(lang), user)
+    language = parse_lang(lang)
+    coach = _open(db, language, user)
     try:
         entries = coach.agent.reconcile(conversation_id=conversation)
     finally:
         coach.close()
-    rows = [entry_json(e) for e in entries]
     if json_output:
-        sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        write_json([entry_json(e) for e in entries])
         return
-    for row in rows:
-        out.print(f"{row['key']}  {row['tool']}: {row['state']}", markup=False)
+    _print_writes(entries, coach, language)

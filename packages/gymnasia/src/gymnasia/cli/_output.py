@@ -234,7 +234,7 @@ def nutrients(values: dict[str, Any], lang: Lang) -> str:
 
 
 def print_meal(shown: dict[str, Any], lang: Lang) -> None:
-    out.print(f"[bold]{shown['label']}[/bold] ({shown['meal']})")
+    out.print(shown["label"], style="bold", markup=False)
     if not shown["items"]:
         out.print(f"  {t(lang, 'meal_empty')}")
     for item in shown["items"]:

@@ -32,8 +32,9 @@ from ._replies import Replies
 class OfflineModel:
     """A rule-based stand-in for a language model, for demos, tests and working offline.
 
-    ``today`` fixes the date that "hoy", "ayer", "today" ... count from (default: the
-    clock's date at each request)."""
+    ``today`` fixes the date that "hoy", "ayer", "today" ... count from (default: the day
+    the message was said, as the journal keeps it, else the clock's date at each request).
+    An earlier message read with this one counts from its own day."""
 
     provider = "offline"
     model_name = "gymnasia-offline-rules-2"
@@ -45,8 +46,10 @@ class OfflineModel:
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Plan the next step of the current turn."""
         say = Replies(self.lang)
-        user, results = _current_turn(request.messages)
-        today = self.today or dt.date.today()  # noqa: DTZ011 - a calendar date
+        said, results = _current_turn(request.messages)
+        user = said.text if said is not None else ""
+        today = self.today or (said.said_on if said is not None else None)
+        today = today or dt.date.today()  # noqa: DTZ011 - a calendar date
         understood = understand(user, today=today, lang=self.lang)
         if understood is None or isinstance(understood, Unclear):
             understood = follow_up(request.messages, user, today, self.lang) or understood
@@ -90,11 +93,13 @@ def _call_id(position: int, index: int) -> str:
     return f"offline_{position}" if index == 0 else f"offline_{position}_{index}"
 
 
-def _current_turn(messages: Sequence[Message]) -> tuple[str, list[tuple[ToolCall, Outcome]]]:
-    """The last user text and the (call, outcome) pairs since, in order."""
+def _current_turn(
+    messages: Sequence[Message],
+) -> tuple[UserMessage | None, list[tuple[ToolCall, Outcome]]]:
+    """The last user message and the (call, outcome) pairs since, in order."""
     start = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
     if start < 0:
-        return "", []
+        return None, []
     user = messages[start]
     assert isinstance(user, UserMessage)
     calls: dict[str, ToolCall] = {}
@@ -106,4 +111,4 @@ def _current_turn(messages: Sequence[Message]) -> tuple[str, list[tuple[ToolCall
             pairs.extend(
                 (calls[r.call_id], r.outcome) for r in message.results if r.call_id in calls
             )
-    return user.text, pairs
+    return user, pairs

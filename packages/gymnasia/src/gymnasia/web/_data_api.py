@@ -167,141 +167,122 @@ def _invalid(exc: ValidationError, lang: Lang) -> dict[str, Any]:
 
 def register(app: FastAPI, api: DataApi) -> None:
     """Add the routes of the four pages to ``app``."""
-    _meal_routes(app, api)
-    _routine_routes(app, api)
-    _note_routes(app, api)
-    _goal_routes(app, api)
+    _post(app, api, "/api/meals/edit", MealEdit, _edit_meal)
+    _post(app, api, "/api/meals/delete", MealRef, _delete_meal)
+    _post(app, api, "/api/routines/edit", RoutineEdit, _rename_routine)
+    _post(app, api, "/api/routines/delete", RoutineRef, _delete_routine)
+    _post(app, api, "/api/notes/edit", NoteEdit, _edit_note)
+    _post(app, api, "/api/notes/delete", NoteRef, _delete_note)
+    _post(app, api, "/api/goals/edit", GoalEdit, _edit_goal)
+    _post(app, api, "/api/goals/delete", GoalRef, _delete_goal)
 
 
 Raw = Annotated[dict[str, Any], Body()]
 
+Act = Callable[[DataApi, GymStore, Lang, M], Response]
+"""What a route does with its parsed request, over the request's store, in its language."""
 
-def _meal_routes(app: FastAPI, api: DataApi) -> None:
 
-    @app.post("/api/meals/edit")
-    async def edit_meal(request: Request, raw: Raw) -> Response:
+def _post(app: FastAPI, api: DataApi, path: str, model: type[M], act: Act[M]) -> None:
+    """``POST path``: the request's store and language, the body as ``model`` (else the 422
+    that says what to fix), then ``act``."""
+
+    @app.post(path, name=act.__name__.lstrip("_"))
+    async def route(request: Request, raw: Raw) -> Response:
         store = api.store
         lang = api.lang_of(request)
-        body = api.parse(MealEdit, raw, lang)
+        body = api.parse(model, raw, lang)
         if isinstance(body, Response):
             return body
-        with store.transaction() as tx:
-            item = store.update_meal_item(tx, body.item_id, {"grams": body.grams})
-        if item is None:
-            return api.refuse(404, "not_found", ui(lang, "item_gone"))
-        return api.respond({"item": item})
-
-    @app.post("/api/meals/delete")
-    async def delete_meal(request: Request, raw: Raw) -> Response:
-        store = api.store
-        lang = api.lang_of(request)
-        body = api.parse(MealRef, raw, lang)
-        if isinstance(body, Response):
-            return body
-        with store.transaction() as tx:
-            removed = store.delete_meal_item(tx, body.item_id)
-        if removed is None:
-            return api.refuse(404, "not_found", ui(lang, "item_gone"))
-        return api.respond({"deleted": removed})
+        return act(api, store, lang, body)
 
 
-def _routine_routes(app: FastAPI, api: DataApi) -> None:
-
-    @app.post("/api/routines/edit")
-    async def rename_routine(request: Request, raw: Raw) -> Response:
-        store = api.store
-        lang = api.lang_of(request)
-        body = api.parse(RoutineEdit, raw, lang)
-        if isinstance(body, Response):
-            return body
-        with store.transaction() as tx:
-            if not store.routines(body.routine_id, tx=tx):
-                return api.refuse(404, "not_found", ui(lang, "routine_gone"))
-            if not store.rename_routine(tx, body.routine_id, body.name):
-                message = ui(lang, "routine_taken").format(name=body.name)
-                return api.refuse(409, "conflict", message)
-            (saved,) = store.routines(body.routine_id, tx=tx)
-        return api.respond({"routine": saved})
-
-    @app.post("/api/routines/delete")
-    async def delete_routine(request: Request, raw: Raw) -> Response:
-        store = api.store
-        lang = api.lang_of(request)
-        body = api.parse(RoutineRef, raw, lang)
-        if isinstance(body, Response):
-            return body
-        with store.transaction() as tx:
-            found = store.routines(body.routine_id, tx=tx)
-            if not found or not store.delete_routine(tx, body.routine_id):
-                return api.refuse(404, "not_found", ui(lang, "routine_gone"))
-        return api.respond({"deleted": found[0]})
+# -- meals -----------------------------------------------------------------------------------
 
 
-def _note_routes(app: FastAPI, api: DataApi) -> None:
-
-    @app.post("/api/notes/edit")
-    async def edit_note(request: Request, raw: Raw) -> Response:
-        store = api.store
-        lang = api.lang_of(request)
-        body = api.parse(NoteEdit, raw, lang)
-        if isinstance(body, Response):
-            return body
-        if body.description is None and body.value is None:
-            return api.refuse(422, "empty", ui(lang, "nothing_changed"))
-        with store.transaction() as tx:
-            current = store.read_memory(body.key, tx=tx)
-            if current is None:
-                return api.refuse(404, "not_found", ui(lang, "note_gone"))
-            description = current["description"] if body.description is None else body.description
-            value = current["value"] if body.value is None else body.value
-            saved = store.save_memory(tx, body.key, description, value)
-        return api.respond({"note": saved})
-
-    @app.post("/api/notes/delete")
-    async def delete_note(request: Request, raw: Raw) -> Response:
-        store = api.store
-        lang = api.lang_of(request)
-        body = api.parse(NoteRef, raw, lang)
-        if isinstance(body, Response):
-            return body
-        with store.transaction() as tx:
-            if not store.delete_memory(tx, body.key):
-                return api.refuse(404, "not_found", ui(lang, "note_gone"))
-        return api.respond({"deleted": body.key})
+def _edit_meal(api: DataApi, store: GymStore, lang: Lang, body: MealEdit) -> Response:
+    with store.transaction() as tx:
+        item = store.update_meal_item(tx, body.item_id, {"grams": body.grams})
+    if item is None:
+        return api.refuse(404, "not_found", ui(lang, "item_gone"))
+    return api.respond({"item": item})
 
 
-def _goal_routes(app: FastAPI, api: DataApi) -> None:
+def _delete_meal(api: DataApi, store: GymStore, lang: Lang, body: MealRef) -> Response:
+    with store.transaction() as tx:
+        removed = store.delete_meal_item(tx, body.item_id)
+    if removed is None:
+        return api.refuse(404, "not_found", ui(lang, "item_gone"))
+    return api.respond({"deleted": removed})
 
-    @app.post("/api/goals/edit")
-    async def edit_goal(request: Request, raw: Raw) -> Response:
-        store = api.store
-        lang = api.lang_of(request)
-        body = api.parse(GoalEdit, raw, lang)
-        if isinstance(body, Response):
-            return body
-        current = next((g for g in store.goals() if g["measure"] == body.measure), None)
+
+# -- routines --------------------------------------------------------------------------------
+
+
+def _rename_routine(api: DataApi, store: GymStore, lang: Lang, body: RoutineEdit) -> Response:
+    with store.transaction() as tx:
+        if not store.routines(body.routine_id, tx=tx):
+            return api.refuse(404, "not_found", ui(lang, "routine_gone"))
+        if not store.rename_routine(tx, body.routine_id, body.name):
+            message = ui(lang, "routine_taken").format(name=body.name)
+            return api.refuse(409, "conflict", message)
+        (saved,) = store.routines(body.routine_id, tx=tx)
+    return api.respond({"routine": saved})
+
+
+def _delete_routine(api: DataApi, store: GymStore, lang: Lang, body: RoutineRef) -> Response:
+    with store.transaction() as tx:
+        found = store.routines(body.routine_id, tx=tx)
+        if not found or not store.delete_routine(tx, body.routine_id):
+            return api.refuse(404, "not_found", ui(lang, "routine_gone"))
+    return api.respond({"deleted": found[0]})
+
+
+# -- notes -----------------------------------------------------------------------------------
+
+
+def _edit_note(api: DataApi, store: GymStore, lang: Lang, body: NoteEdit) -> Response:
+    if body.description is None and body.value is None:
+        return api.refuse(422, "empty", ui(lang, "nothing_changed"))
+    with store.transaction() as tx:
+        current = store.read_memory(body.key, tx=tx)
         if current is None:
-            return api.refuse(404, "not_found", ui(lang, "goal_gone"))
-        target = current["target"] if body.target is None else body.target
-        by_date = body.by_date if "by_date" in body.model_fields_set else current["by_date"]
-        day = dt.date.fromisoformat(by_date) if isinstance(by_date, str) else by_date
-        refused = goal_target_refusal(lang, body.measure, target) or goal_date_refusal(
-            lang, day, api.today()
-        )
-        if refused is not None:
-            return api.refuse(422, "invalid", refused.message)
-        with store.transaction() as tx:
-            saved = store.save_goal(tx, body.measure, target, day)
-        return api.respond({"goal": saved})
+            return api.refuse(404, "not_found", ui(lang, "note_gone"))
+        description = current["description"] if body.description is None else body.description
+        value = current["value"] if body.value is None else body.value
+        saved = store.save_memory(tx, body.key, description, value)
+    return api.respond({"note": saved})
 
-    @app.post("/api/goals/delete")
-    async def delete_goal(request: Request, raw: Raw) -> Response:
-        store = api.store
-        lang = api.lang_of(request)
-        body = api.parse(GoalRef, raw, lang)
-        if isinstance(body, Response):
-            return body
-        with store.transaction() as tx:
-            if not store.delete_goal(tx, body.measure):
-                return api.refuse(404, "not_found", ui(lang, "goal_gone"))
-        return api.respond({"deleted": body.measure})
+
+def _delete_note(api: DataApi, store: GymStore, lang: Lang, body: NoteRef) -> Response:
+    with store.transaction() as tx:
+        if not store.delete_memory(tx, body.key):
+            return api.refuse(404, "not_found", ui(lang, "note_gone"))
+    return api.respond({"deleted": body.key})
+
+
+# -- goals -----------------------------------------------------------------------------------
+
+
+def _edit_goal(api: DataApi, store: GymStore, lang: Lang, body: GoalEdit) -> Response:
+    current = next((g for g in store.goals() if g["measure"] == body.measure), None)
+    if current is None:
+        return api.refuse(404, "not_found", ui(lang, "goal_gone"))
+    target = current["target"] if body.target is None else body.target
+    by_date = body.by_date if "by_date" in body.model_fields_set else current["by_date"]
+    day = dt.date.fromisoformat(by_date) if isinstance(by_date, str) else by_date
+    refused = goal_target_refusal(lang, body.measure, target) or goal_date_refusal(
+        lang, day, api.today()
+    )
+    if refused is not None:
+        return api.refuse(422, "invalid", refused.message)
+    with store.transaction() as tx:
+        saved = store.save_goal(tx, body.measure, target, day)
+    return api.respond({"goal": saved})
+
+
+def _delete_goal(api: DataApi, store: GymStore, lang: Lang, body: GoalRef) -> Response:
+    with store.transaction() as tx:
+        if not store.delete_goal(tx, body.measure):
+            return api.refuse(404, "not_found", ui(lang, "goal_gone"))
+    return api.respond({"deleted": body.measure})

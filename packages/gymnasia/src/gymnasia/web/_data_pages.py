@@ -19,8 +19,10 @@ from surefoot import Lang
 
 from .. import meals
 from ..diet import meal_json
+from ..i18n import day
 from ..texts import number, t
 from ..training import routine_json
+from ..words import word
 from ._i18n import ui
 from ._pages import PageContext, delete_dialog, edit_actions, layout
 
@@ -101,6 +103,11 @@ def _dialogs(lang: Lang, api: str, fields: str, *, hint: str, delete_body: str) 
 {delete_dialog(lang, delete_body, url=f"/api/{api}/delete")}"""
 
 
+def _day(value: str, lang: Lang) -> str:
+    """A stored date (``YYYY-MM-DD``) in words."""
+    return day(dt.date.fromisoformat(value), lang)
+
+
 def _empty(lang: Lang, key: str) -> str:
     return f'<p class="empty">{escape(ui(lang, key))}</p>'
 
@@ -155,14 +162,16 @@ def goals_page(
         field = t(lang, f"offline_field_{measure}")
         last = latest.get(measure)
         last_html = (
-            f"{escape(number(last[1], lang))} {unit} <span class='muted'>({escape(last[0])})</span>"
+            f"{escape(number(last[1], lang))} {unit} "
+            f"<span class='muted'>({escape(_day(last[0], lang))})</span>"
             if last
             else "—"
         )
+        by_date = _day(goal["by_date"], lang) if goal["by_date"] else ui(lang, "goal_no_date")
         cells = [
             (ui(lang, "goal_measure"), f"<strong>{escape(ui(lang, measure))}</strong>", "key"),
             (ui(lang, "goal_target"), f"{escape(number(goal['target'], lang))} {unit}", "num"),
-            (ui(lang, "goal_by"), escape(goal["by_date"] or ui(lang, "goal_no_date")), ""),
+            (ui(lang, "goal_by"), escape(by_date), ""),
             (ui(lang, "goal_latest"), last_html, "num"),
         ]
         meta = {
@@ -203,7 +212,7 @@ def meals_page(
     lang = ctx.lang
     if not days:
         return _page(ctx, "meals", _empty(lang, "no_meals"))
-    cards = "".join(_meal_day(lang, day, entries) for day, entries in days)
+    cards = "".join(_meal_day(lang, when, entries) for when, entries in days)
     fields = _field(ui(lang, "grams"), "grams", "decimal")
     dialogs = _dialogs(
         lang, "meals", fields, hint=ui(lang, "edit_hint"), delete_body=ui(lang, "delete_meal_body")
@@ -212,7 +221,7 @@ def meals_page(
     return _page(ctx, "meals", cards + dialogs, lead=lead)
 
 
-def _meal_day(lang: Lang, day: dt.date, entries: Sequence[tuple[int, str, str, float]]) -> str:
+def _meal_day(lang: Lang, when: dt.date, entries: Sequence[tuple[int, str, str, float]]) -> str:
     rows: list[str] = []
     total = 0.0
     for meal in meals.MEAL_IDS:
@@ -220,10 +229,10 @@ def _meal_day(lang: Lang, day: dt.date, entries: Sequence[tuple[int, str, str, f
         if not logged:
             continue
         shown = meal_json(
-            day, meal, [(f, g) for _, _, f, g in logged], lang, [e[0] for e in logged]
+            when, meal, [(f, g) for _, _, f, g in logged], lang, [e[0] for e in logged]
         )
         total += shown["totals"]["energy_kcal"]
-        rows.extend(_meal_row(lang, day, shown["label"], item) for item in shown["items"])
+        rows.extend(_meal_row(lang, when, shown["label"], item) for item in shown["items"])
     columns = [
         (ui(lang, "meal"), ""),
         (ui(lang, "food"), ""),
@@ -231,18 +240,18 @@ def _meal_day(lang: Lang, day: dt.date, entries: Sequence[tuple[int, str, str, f
         (ui(lang, "kcal"), "num"),
     ]
     return (
-        f'<section class="card meal-day" data-date="{day.isoformat()}">'
-        f'<h2>{day.isoformat()} <span class="muted">· {escape(ui(lang, "day_total"))}: '
+        f'<section class="card meal-day" data-date="{when.isoformat()}">'
+        f'<h2>{escape(day(when, lang))} <span class="muted">· {escape(ui(lang, "day_total"))}: '
         f"{escape(number(total, lang))} kcal</span></h2>"
         f"{_table(lang, columns, rows)}</section>"
     )
 
 
-def _meal_row(lang: Lang, day: dt.date, label: str, item: dict[str, Any]) -> str:
-    food = item["name"] or ui(lang, "w_unknown_food")
+def _meal_row(lang: Lang, when: dt.date, label: str, item: dict[str, Any]) -> str:
+    food = item["name"] or word(lang, "w_unknown_food")
     grams = number(item["grams"], lang)
     kcal = "—" if item["energy_kcal"] is None else number(item["energy_kcal"], lang)
-    names = {"food": food, "meal": label, "date": day.isoformat(), "grams": grams}
+    names = {"food": food, "meal": label, "date": day(when, lang), "grams": grams}
     cells = [
         (ui(lang, "meal"), escape(label), ""),
         (ui(lang, "food"), escape(food), "key"),
@@ -280,7 +289,7 @@ def _routine_row(lang: Lang, routine: dict[str, Any]) -> str:
     shown = routine_json(routine, lang)
     steps = []
     for step in shown["exercises"]:
-        name = step["name"] or ui(lang, "w_unknown_exercise")
+        name = step["name"] or word(lang, "w_unknown_exercise")
         series = "; ".join(
             ui(lang, "series_line").format(
                 reps=s["reps"], kg=number(s["weight_kg"], lang), rest=s["rest_seconds"]

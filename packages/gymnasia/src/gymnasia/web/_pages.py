@@ -15,10 +15,11 @@ from surefoot import Lang, ToolSet
 from surefoot.ledger import LedgerEntry
 from surefoot.outcome import LANGS
 
+from ..i18n import day, moment
 from ..store import MEASUREMENT_FIELDS
 from ..texts import APP_NAME, number, t
+from ..words import action, entry_words, state
 from ._i18n import EXAMPLES, client_texts, ui
-from ._words import action, call_words
 
 
 @dataclass(frozen=True)
@@ -199,11 +200,11 @@ def _summary(lang: Lang, rows: Sequence[dict[str, Any]]) -> str:
     cards = [(ui(lang, "records"), str(len(rows)), "")]
     if weights:
         last_date, last = weights[-1]
-        cards.append((ui(lang, "latest_weight"), f"{number(last, lang)} kg", last_date.isoformat()))
+        cards.append((ui(lang, "latest_weight"), f"{number(last, lang)} kg", day(last_date, lang)))
         if len(weights) > 1:
             delta = last - weights[0][1]
             sign = "+" if delta > 0 else ("\u2212" if delta < 0 else "\u00b1")
-            since = ui(lang, "since").format(date=weights[0][0].isoformat())
+            since = ui(lang, "since").format(date=day(weights[0][0], lang))
             cards.append((ui(lang, "change"), f"{sign}{number(abs(delta), lang)} kg", since))
     items = "".join(
         f'<div class="stat"><span class="stat-label">{escape(label)}</span>'
@@ -237,6 +238,11 @@ def _table(lang: Lang, rows: Sequence[dict[str, Any]]) -> str:
         )
         values = json.dumps({f: row.get(f) for f in MEASUREMENT_FIELDS}, separators=(",", ":"))
         date = escape(row["date"])
+        shown = day(dt.date.fromisoformat(row["date"]), lang)
+        titles = (
+            f'data-edit-title="{escape(ui(lang, "edit_title").format(date=shown))}" '
+            f'data-delete-title="{escape(ui(lang, "delete_title").format(date=shown))}"'
+        )
         actions = (
             f'<td class="row-actions">'
             f'<button type="button" class="button secondary small edit-measurement" '
@@ -245,8 +251,8 @@ def _table(lang: Lang, rows: Sequence[dict[str, Any]]) -> str:
             f'data-date="{date}">{escape(ui(lang, "delete"))}</button></td>'
         )
         body.append(
-            f'<tr data-date="{date}" data-values="{escape(values)}"><th scope="row">'
-            f"{date}</th>{cells}{actions}</tr>"
+            f'<tr data-date="{date}" data-values="{escape(values)}" {titles}><th scope="row">'
+            f"{escape(shown)}</th>{cells}{actions}</tr>"
         )
     actions_head = f'<th scope="col"><span class="sr-only">{ui(lang, "actions")}</span></th>'
     return (
@@ -357,10 +363,10 @@ def weight_chart(weights: Sequence[tuple[dt.date, float]], *, lang: Lang) -> str
     circles = "".join(
         f'<circle class="weight-point" cx="{x:.1f}" cy="{y:.1f}" r="5" '
         f'data-date="{d.isoformat()}" data-weight="{w:g}">'
-        f"<title>{d.isoformat()}: {escape(number(w, lang))} kg</title></circle>"
+        f"<title>{escape(day(d, lang))}: {escape(number(w, lang))} kg</title></circle>"
         for x, y, d, w in points
     )
-    labels = _x_labels(weights, x_of, base)
+    labels = _x_labels(weights, x_of, base, lang)
     title = escape(ui(lang, "weight_chart"))
     return (
         f'<svg class="weight-chart" viewBox="0 0 {_W} {_H}" role="img" aria-label="{title}" '
@@ -376,21 +382,21 @@ def weight_chart(weights: Sequence[tuple[dt.date, float]], *, lang: Lang) -> str
     )
 
 
-def _x_labels(weights: Sequence[tuple[dt.date, float]], x_of: Any, base: float) -> str:
+def _x_labels(weights: Sequence[tuple[dt.date, float]], x_of: Any, base: float, lang: Lang) -> str:
     dates = [d for d, _ in weights]
     chosen = [dates[0]] if len(set(dates)) == 1 else [dates[0], dates[-1]]
     if len(dates) >= 5:
         chosen.insert(1, dates[len(dates) // 2])
     out = []
-    for i, day in enumerate(chosen):
+    for i, when in enumerate(chosen):
         anchor = "middle"
         if len(chosen) > 1 and i == 0:
             anchor = "start"
         elif len(chosen) > 1 and i == len(chosen) - 1:
             anchor = "end"
         out.append(
-            f'<text class="axis-label" x="{x_of(day):.1f}" y="{base + 24:.1f}" '
-            f'text-anchor="{anchor}">{day.isoformat()}</text>'
+            f'<text class="axis-label" x="{x_of(when):.1f}" y="{base + 24:.1f}" '
+            f'text-anchor="{anchor}">{escape(day(when, lang))}</text>'
         )
     return "".join(out)
 
@@ -424,10 +430,8 @@ def writes_page(
 
 
 def _write_row(lang: Lang, entry: LedgerEntry, tools: ToolSet | None) -> str:
-    when = dt.datetime.fromtimestamp(entry.updated_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    result = entry.result if entry.state == "committed" else None
-    what = call_words(tools, entry.tool, entry.arguments, lang, result) or "—"
-    state = escape(ui(lang, f"write_{entry.state}"))
+    when = moment(entry.updated_at, lang)
+    what = entry_words(entry, tools, lang) or "—"
     label = {key: escape(ui(lang, key)) for key in ("write_when", "write_tool", "write_what")}
     return (
         f'<tr data-key="{escape(entry.key)}" data-state="{escape(entry.state)}" '
@@ -437,7 +441,7 @@ def _write_row(lang: Lang, entry: LedgerEntry, tools: ToolSet | None) -> str:
         f"{escape(action(entry.tool, lang))}</td>"
         f'<td data-label="{label["write_what"]}" class="long">{escape(what)}</td>'
         f'<td data-label="{escape(ui(lang, "write_state"))}" class="state {escape(entry.state)}">'
-        f"{state}</td></tr>"
+        f"{escape(state(entry.state, lang))}</td></tr>"
     )
 
 

@@ -21,8 +21,10 @@ A turn streams as NDJSON, one event per line: ``start`` (the conversation id), `
 ``harness`` (the harness's own message), then ``done`` with ``render.turn_json`` — or
 ``error`` with a safe message if the server itself failed.
 
-One process holds one Coach (one database connection); its turns take turns under one
-``asyncio.Lock``. Across processes (several ``serve`` workers, several hosts on one
+One process holds one database connection, one tool set and one model client
+(``app.coach_parts``), and a Coach per signed-in account over them (its store, journal and
+ledger); a second turn on a conversation waits for the first under that conversation's
+``asyncio.Lock``, turns on different conversations run at once. Across processes (several ``serve`` workers, several hosts on one
 PostgreSQL) each turn also holds its conversation in the database (``Agent.hold``): a turn on
 a conversation another process is running gets ``409 {"error": "busy"}`` and changes nothing.
 Both are held by the task that runs the turn, so a client that disconnects never cuts a turn
@@ -41,7 +43,7 @@ import logging
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from importlib.resources import files
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, assert_never
 
@@ -83,16 +85,17 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
-from surefoot.sql import Database
 from surefoot.tracing import Tracer
 
 from .. import render
-from ..app import Coach, dbos_launched, open_coach
+from ..app import Coach, coach_parts, dbos_launched, open_coach
 from ..checks import check_link
+from ..i18n import day
 from ..rules import MEASUREMENT_LIMITS
 from ..store import MEASUREMENT_FIELDS, DateTaken
 from ..texts import APP_NAME, number, t
 from ..tools import BodyFat, Girth, Height, Weight
+from ..words import action, call_words
 from . import _data_api
 from ._accounts import (
     FORM_PATHS,
@@ -116,7 +119,6 @@ from ._i18n import pick_lang, ui
 from ._pages import PageContext, chat_page, measurements_page, token_page, writes_page
 from ._security import MAX_BODY, Guard
 from ._signin import health_routes, signin_routes
-from ._words import action, call_words
 
 if TYPE_CHECKING:
     from surefoot.dbos import DurableAgent
@@ -225,26 +227,21 @@ def create_app(
     PostgreSQL database), DBOS launched with the app.
     """
 
-    def coach_of(user: str, database: Database | None = None) -> Coach:
-        return open_coach(
-            db=db,
-            model=model,
-            lang=lang,
-            user=user,
-            faults=faults,
-            today=today,
-            stream=True,
-            extra_secrets=(*secrets, access_token or ""),
-            surface="web",
-            tracer=tracer,
-            database=database,
-        )
-
-    coach = coach_of(user)
+    # built once: every account's Coach shares the tools, their schemas and the model
+    parts = coach_parts(
+        model=model,
+        faults=faults,
+        today=today,
+        stream=True,
+        extra_secrets=(*secrets, access_token or ""),
+        surface="web",
+        tracer=tracer,
+    )
+    coach = open_coach(db=db, lang=lang, user=user, parts=parts)
     try:
         accounts = Accounts(
             coach,
-            lambda name: coach_of(name, coach.db),
+            lambda name: parts.coach(coach.db, user=name, lang=lang),
             session_seconds=session_seconds,
             limits=signin_limits,
         )
@@ -255,7 +252,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        with ExitStack() as engine_stack:
+        async with AsyncExitStack() as engine_stack:
+            # a provider's client, and its connections, kept for the server's life
+            connections = getattr(model, "connections", None)
+            if connections is not None:
+                await engine_stack.enter_async_context(connections())
             if engine == "dbos":
                 web.durable = engine_stack.enter_context(dbos_launched(coach, db))
             try:
@@ -871,8 +872,8 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         request: Request, date: str, raw: Annotated[dict[str, Any], Body()]
     ) -> Response:
         lang = web.lang_of(request)
-        day = _calendar_date(date)
-        if day is None:
+        chosen = _calendar_date(date)
+        if chosen is None:
             return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
         try:
             body = MeasurementEdit.model_validate(raw)
@@ -882,7 +883,7 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
         store = web.coach.store
         try:
             with store.transaction() as tx:
-                current = store.read_measurement(day, tx=tx)
+                current = store.read_measurement(chosen, tx=tx)
                 if current is None:
                     message = ui(lang, "measurement_gone")
                     return web.json({"error": "not_found", "message": message}, 404)
@@ -891,10 +892,10 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
                     message = ui(lang, "measurement_empty")
                     return web.json({"error": "empty", "message": message}, 422)
                 saved = store.update_measurement(
-                    tx, day, values, clear=emptied, new_date=body.new_date
+                    tx, chosen, values, clear=emptied, new_date=body.new_date
                 )
         except DateTaken as taken:
-            message = ui(lang, "measurement_date_taken").format(date=taken.date.isoformat())
+            message = ui(lang, "measurement_date_taken").format(date=day(taken.date, lang))
             return web.json({"error": "conflict", "message": message}, 409)
         return web.json({"measurement": saved})
 
@@ -902,12 +903,12 @@ def _measurement_api(app: FastAPI, web: _Web) -> None:
     async def delete_measurement(request: Request, date: str, body: DeleteRequest) -> Response:
         del body
         lang = web.lang_of(request)
-        day = _calendar_date(date)
-        if day is None:
+        chosen = _calendar_date(date)
+        if chosen is None:
             return web.json({"error": "invalid_date", "message": ui(lang, "bad_date")}, 422)
         store = web.coach.store
         with store.transaction() as tx:
-            removed = store.delete_measurement(tx, day)
+            removed = store.delete_measurement(tx, chosen)
         if removed is None:
             return web.json({"error": "not_found", "message": ui(lang, "measurement_gone")}, 404)
         return web.json({"deleted": removed})

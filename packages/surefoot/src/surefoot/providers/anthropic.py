@@ -393,7 +393,7 @@ class AnthropicModel(SDKModel):
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Answer one request with one ``messages.create`` call."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             raw = await client.messages.with_raw_response.create(**body)
             content = await raw.read()
         return _response(decode_json(content, PROVIDER), self._model)
@@ -402,7 +402,7 @@ class AnthropicModel(SDKModel):
         """Text deltas as they arrive, then the complete response."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
         state = _MessageStream()
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             events = await client.messages.create(**body, stream=True)
             async with events:
                 async for event in events:

@@ -461,7 +461,7 @@ class GoogleInteractionsModel(SDKModel):
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One interaction, answered as a whole."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             data = _as_dict(await client.interactions.create(**body))
         return self._response(data)
 
@@ -469,7 +469,7 @@ class GoogleInteractionsModel(SDKModel):
         """One interaction over SSE: text deltas as they arrive, then the response."""
         body = build_request(request, model=self._model, max_tokens=self._max_tokens)
         assembler = StreamAssembler()
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             events = await client.interactions.create(**body, stream=True)
             async with events:  # closed even when the caller stops early or parsing fails
                 async for event in events:

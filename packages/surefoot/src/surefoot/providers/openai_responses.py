@@ -592,7 +592,7 @@ class OpenAIResponsesModel(SDKModel):
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Answer one request with one ``responses.create`` call."""
         body = self._body(request)
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             raw = await client.responses.with_raw_response.create(**body)
             content = raw.content
         return _response(decode_json(content, PROVIDER), self._model)
@@ -601,7 +601,7 @@ class OpenAIResponsesModel(SDKModel):
         """Text deltas as they arrive, then the complete response."""
         body = self._body(request)
         state = _ResponseStream()
-        async with client_for_request(self._client, _sdk_errors, _translate) as client:
+        async with client_for_request(self._request_client, _sdk_errors, _translate) as client:
             events = await client.responses.create(**body, stream=True)
             async with events:
                 async for event in events:

@@ -588,7 +588,7 @@
     function openEdit(row) {
       current = row.dataset.date;
       const values = JSON.parse(row.dataset.values);
-      document.getElementById("edit-title").textContent = T.edit_title.replace("{date}", current);
+      document.getElementById("edit-title").textContent = row.dataset.editTitle;
       form.elements.date.value = current;
       for (const [name, value] of Object.entries(values)) form.elements[name].value = shown(value);
       editError.hidden = true;
@@ -640,10 +640,7 @@
 
     function openDelete(row) {
       current = row.dataset.date;
-      document.getElementById("delete-title").textContent = T.delete_title.replace(
-        "{date}",
-        current,
-      );
+      document.getElementById("delete-title").textContent = row.dataset.deleteTitle;
       deleteError.hidden = true;
       deleteDialog.showModal();
       document.getElementById("delete-cancel").focus();
