@@ -54,7 +54,7 @@ from ._state import TurnState
 from ._sync import run_sync
 from ._texts import Lang, coerce_lang
 from ._tools import ToolSet
-from ._tracing import NO_TRACING, Tracer, TurnTrace
+from ._tracing import NO_TRACING, Tracer
 
 __all__ = [
     "Agent",
@@ -144,16 +144,7 @@ class Agent:
         output_retries: int = 2,
         today: Callable[[], dt.date] | None = None,
     ) -> None:
-        try:
-            lang = coerce_lang(lang)
-        except ValueError as exc:
-            raise ConfigurationError(str(exc)) from None
-        if max_rounds < 1 or guard_limit < 1 or not lease_seconds > 0:
-            msg = "max_rounds and guard_limit must be at least 1, and lease_seconds above 0"
-            raise ConfigurationError(msg)
-        if output_retries < 0:
-            msg = "output_retries must be 0 or more"
-            raise ConfigurationError(msg)
+        lang = _checked(lang, max_rounds, guard_limit, lease_seconds, output_retries)
         self.output = OutputSpec(output_type) if output_type is not None else None
         self.output_retries = output_retries
         if max_tokens_per_turn is not None and max_tokens_per_turn < 1:
@@ -223,15 +214,15 @@ class Agent:
                 raise TurnPendingError(conversation_id)
             user_turn = user_turns(messages) if messages else 0
             turn = self._turn(conversation_id, held, messages, on_event, user_turn, said=user_text)
-            message = UserMessage(user_text, said_on=turn.state.today)
+            said = UserMessage(user_text, said_on=turn.state.today)
             runner, tracer = self._runner, self.tracer
             if tracer is NO_TRACING:  # nobody listens: no scope
-                runner.append(turn, message, model=self.model_ref)
+                runner.append(turn, said, model=self.model_ref)
                 return await runner.rounds(turn)
             with tracer.turn(
                 app=self.app_name, conversation_id=conversation_id, user_turn=user_turn
             ) as trace:
-                runner.append(turn, message, model=self.model_ref)
+                runner.append(turn, said, model=self.model_ref)
                 result = await runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
             return result
@@ -263,7 +254,10 @@ class Agent:
             history = turn_history(messages)
             self._rebuild(turn, history)
             results = [r for batch in history for _, r in batch]
-            with self._traced_turn(turn) as trace:
+            scope = self.tracer.turn(
+                app=self.app_name, conversation_id=conversation_id, user_turn=user_turn
+            )
+            with scope as trace:
                 step = await self._runner.go_on(turn, messages[-1], results)
                 result = step if step is not None else await self._runner.rounds(turn)
                 trace.finished(result.stop_reason, result.model_requests)
@@ -377,13 +371,6 @@ class Agent:
 
     # -- steps -----------------------------------------------------------------------------
 
-    def _traced_turn(self, turn: Turn) -> AbstractContextManager[TurnTrace]:
-        return self.tracer.turn(
-            app=self.app_name,
-            conversation_id=turn.conversation_id,
-            user_turn=turn.state.user_turn,
-        )
-
     def _rebuild(
         self, turn: Turn, history: Sequence[Sequence[tuple[ToolCall, ToolResult]]]
     ) -> None:
@@ -415,26 +402,51 @@ class Agent:
         each was said, read from the journal, so grounding reads the same words live and on
         resume."""
         today = self.today()
-        if messages:
-            decisions = self._decisions(conversation_id, user_turn)
-            users = [m for m in messages if isinstance(m, UserMessage)]
-            texts = [m.text for m in users]
-            days = [m.said_on for m in users]
-        else:  # a new conversation: nobody decided anything in it yet
-            decisions, texts, days = {}, [], []
-        if said is not None:
-            texts.append(said)
-            days.append(today)
+        # a new conversation: nobody decided anything in it yet
+        decisions = self._decisions(conversation_id, user_turn) if messages else {}
+        texts, days = _user_words(messages, said, today)
         state = TurnState(
             conversation_id,
             user_turn,
             lang=self.lang,
             decisions=decisions,
-            user_texts=tuple(texts),
-            said_on=tuple(days),
+            user_texts=texts,
+            said_on=days,
             today=today,
         )
         return Turn(conversation_id, lease, messages, state, on_event)
+
+
+def _checked(
+    lang: Lang, max_rounds: int, guard_limit: int, lease_seconds: float, output_retries: int
+) -> Lang:
+    """``lang`` as the harness spells it, once the limits are checked (``ConfigurationError``
+    for one out of range)."""
+    try:
+        lang = coerce_lang(lang)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
+    if max_rounds < 1 or guard_limit < 1 or not lease_seconds > 0:
+        msg = "max_rounds and guard_limit must be at least 1, and lease_seconds above 0"
+        raise ConfigurationError(msg)
+    if output_retries < 0:
+        msg = "output_retries must be 0 or more"
+        raise ConfigurationError(msg)
+    return lang
+
+
+def _user_words(
+    messages: Sequence[Message], said: str | None, today: dt.date
+) -> tuple[tuple[str, ...], tuple[dt.date | None, ...]]:
+    """What the person wrote in ``messages`` (and ``said`` now, today), and the day each was
+    said where the journal has it."""
+    users = [m for m in messages if isinstance(m, UserMessage)] if messages else []
+    texts = [m.text for m in users]
+    days = [m.said_on for m in users]
+    if said is not None:
+        texts.append(said)
+        days.append(today)
+    return tuple(texts), tuple(days)
 
 
 def _ledger_beside(journal: Journal, ledger: Ledger | None) -> Ledger | None:
