@@ -8,6 +8,9 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 
+import pytest
+
+from gymnasia import app
 from gymnasia.app import Coach, coach_parts, open_db
 from surefoot import Agent, ModelRequest, Ok, ToolError, TurnResult
 from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
@@ -95,3 +98,34 @@ def test_a_shared_tool_without_an_account_in_its_context_reads_nothing(db_url: s
     outcome = _outcome(result)
     assert isinstance(outcome, ToolError)
     assert "ana-secret" not in repr(result)
+
+
+def test_a_coach_open_past_midnight_tells_the_model_the_new_day(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no fixed day the system prompt follows the clock: a turn after midnight (a server
+    or a ``chat`` left open) states the new date to the model, in every language's agent; a
+    fixed day (``--today``) never moves."""
+    seen: list[str] = []
+
+    def answer(request: ModelRequest) -> AssistantMessage:
+        seen.append(request.system or "")
+        return turn("Hola.")
+
+    day = [dt.date(2026, 12, 6)]
+    monkeypatch.setattr(app, "clock_today", lambda: day[0])
+    database = open_db("sqlite:///:memory:")
+    try:
+        following = coach_parts(model=FunctionModel(answer)).coach(database, lang="es")
+        fixed = coach_parts(model=FunctionModel(answer), today=TODAY).coach(database, user="b")
+        asyncio.run(following.agent_for("es").run_turn("hola"))
+        day[0] = dt.date(2026, 12, 7)  # midnight passes
+        asyncio.run(following.agent_for("es").run_turn("hola"))
+        english = following.agent_for("en")
+        asyncio.run(fixed.agent_for("es").run_turn("hola"))
+    finally:
+        database.close()
+    assert "Today is 2026-12-06" in seen[0]
+    assert "Today is 2026-12-07" in seen[1]
+    assert "Today is 2026-12-07" in (english.system or "")
+    assert f"Today is {TODAY.isoformat()}" in seen[2]

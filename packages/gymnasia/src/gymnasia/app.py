@@ -134,17 +134,36 @@ class Coach:
     agents: dict[Lang, Agent] = field(default_factory=dict)
     make_agent: Callable[[Lang], Agent] | None = None
     """Builds the agent of a language not yet in ``agents`` (on first use)."""
+    stated_day: dt.date | None = None
+    """The date the agents' system prompts state when it follows the clock (no fixed
+    ``today``); None when the day is fixed."""
 
     def agent_for(self, lang: Lang) -> Agent:
-        """The agent that runs a turn in ``lang`` (same conversations, data and model)."""
+        """The agent that runs a turn in ``lang`` (same conversations, data and model), its
+        system prompt stating today's date: a server or a ``chat`` still open after midnight
+        tells the model the new day."""
+        if self.stated_day is not None:
+            self._state_the_day()
         agent = self.agents.get(lang)
         if agent is None and self.make_agent is not None:
             agent = self.agents[lang] = self.make_agent(lang)
         return agent or self.agent
 
+    def _state_the_day(self) -> None:
+        today = clock_today()
+        if today != self.stated_day:
+            self.stated_day = today
+            for language, agent in self.agents.items():
+                agent.system = system_prompt(language, today)
+
     def close(self) -> None:
         """Close the database."""
         self.db.close()
+
+
+def clock_today() -> dt.date:
+    """The machine's calendar date: the Coach's today when none is fixed (``--today``)."""
+    return dt.date.today()  # noqa: DTZ011 - a calendar date
 
 
 @dataclass
@@ -187,11 +206,10 @@ class CoachParts:
         journal = SqlJournal(database, user=user)
         diagnostics = SqlDiagnostics(database, user=user)
         today = self.today
-        day = today or dt.date.today()  # noqa: DTZ011 - a calendar date
         context = {"user": user, "store": store}
 
         def make_agent(language: Lang) -> Agent:
-            system = system_prompt(language, day)
+            system = system_prompt(language, today or clock_today())
             return Agent(
                 model=self.model or OfflineModel(lang=language, today=today),
                 tools=self.tools,
@@ -224,6 +242,7 @@ class CoachParts:
             self.secrets,
             agents,
             make_agent,
+            None if today is not None else clock_today(),
         )
 
 

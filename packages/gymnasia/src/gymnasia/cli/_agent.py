@@ -328,7 +328,11 @@ def _converse(coach: Coach, lang: Lang, *, trace: bool) -> None:
             continue
         printer = live_printer(trace=trace)
         result = run_turn(
-            coach, lang, coach.agent.run_turn(line, conversation_id=conversation, on_event=printer)
+            coach,
+            lang,
+            coach.agent_for(coach.agent.lang).run_turn(
+                line, conversation_id=conversation, on_event=printer
+            ),
         )
         conversation = result.conversation_id
         result, printer = _confirm_loop(coach, lang, result, printer, trace=trace)
