@@ -207,7 +207,7 @@ def test_a_goal_with_a_past_deadline_is_refused(tmp_path: Path) -> None:
         turn("ok"),
         lang="en",
     )
-    done = run(coach.agent.run_turn("goal"))
+    done = run(coach.agent.run_turn("My goal: 74 kg by 2026-01-01, or 72 kg, no, 74 kg"))
     first = done.calls[0].outcome
     assert isinstance(first, ToolError)
     assert (first.code, first.recovery) == ("date_in_past", Recovery.CORRECT_ARGUMENTS)
@@ -226,7 +226,7 @@ def test_a_goal_outside_the_measures_range_is_refused(tmp_path: Path) -> None:
         turn("ok"),
         lang="en",
     )
-    done = run(coach.agent.run_turn("goal"))
+    done = run(coach.agent.run_turn("My goal is 5 kg"))
     refused = done.calls[0].outcome
     assert isinstance(refused, ToolError)
     assert (refused.code, refused.recovery) == ("invalid_arguments", Recovery.CORRECT_ARGUMENTS)
@@ -350,7 +350,7 @@ def test_goals_are_exported_imported_listed_and_erased(tmp_path: Path) -> None:
         turn(call("save_goal", {"measure": "weight_kg", "target": 74, "by_date": "2027-06-01"})),
         turn("ok"),
     )
-    run(coach.agent.run_turn("objetivo"))
+    run(coach.agent.run_turn("objetivo: 74 kg para el 2027-06-01"))
     coach.close()
 
     def gymnasia(*args: str) -> str:

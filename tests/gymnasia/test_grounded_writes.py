@@ -49,3 +49,44 @@ def test_the_offline_models_lb_conversion_waits_for_the_persons_yes() -> None:
         coach.close()
     assert saved is not None
     assert saved["weight_kg"] == 78.02
+
+
+def _goal_turn(message: str, arguments: dict[str, object]) -> tuple[object, list[object]]:
+    model = ScriptedModel([turn(call("save_goal", arguments)), turn("Listo.")])
+    coach = open_coach(db="sqlite:///:memory:", model=model, lang="es", today=TODAY)
+    try:
+        result = asyncio.run(coach.agent.run_turn(message))
+        return result.calls[0].outcome, coach.store.goals()
+    finally:
+        coach.close()
+
+
+def test_a_goal_date_the_person_did_not_give_is_not_saved() -> None:
+    """ "Mi meta es pesar 72 kg" has no date: a model that fills in today's (as a real one
+    did) gets not_in_message on by_date and nothing is saved; the same goal without a date,
+    or with the date the person said, is saved as said."""
+    outcome, goals = _goal_turn(
+        "Mi meta es pesar 72 kg",
+        {"measure": "weight_kg", "target": 72, "by_date": TODAY.isoformat()},
+    )
+    assert isinstance(outcome, ToolError)
+    assert outcome.code == "not_in_message"
+    assert [d.field for d in outcome.details] == ["by_date"]
+    assert goals == []
+    outcome, goals = _goal_turn("Mi meta es pesar 72 kg", {"measure": "weight_kg", "target": 72})
+    assert not isinstance(outcome, ToolError)
+    assert [(g["measure"], g["target"], g["by_date"]) for g in goals] == [("weight_kg", 72.0, None)]
+    outcome, goals = _goal_turn(
+        "Quiero pesar 72 kg el 2024-06-30",
+        {"measure": "weight_kg", "target": 72, "by_date": "2024-06-30"},
+    )
+    assert [(g["target"], g["by_date"]) for g in goals] == [(72.0, "2024-06-30")]
+
+
+def test_a_goal_target_the_person_did_not_give_is_not_saved() -> None:
+    """ "Quiero bajar 5 kg" names no target weight: save_goal(target=70) is not_in_message."""
+    outcome, goals = _goal_turn("Quiero bajar 5 kg", {"measure": "weight_kg", "target": 70})
+    assert isinstance(outcome, ToolError)
+    assert outcome.code == "not_in_message"
+    assert [d.field for d in outcome.details] == ["target"]
+    assert goals == []

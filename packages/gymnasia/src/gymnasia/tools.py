@@ -59,6 +59,13 @@ MEASUREMENT_GROUNDING: Final[dict[str, Grounded]] = {
 }
 """What write_measurement takes only from the person's words (surefoot's grounding): a value
 they did not say is asked back; one converted from theirs (lb, m, in) waits for their yes."""
+GOAL_GROUNDING: Final[dict[str, Grounded]] = {
+    "target": Grounded.number(),
+    "by_date": Grounded.date(),
+}
+"""What save_goal takes only from the person's words: the target they said, and a date only
+if they gave one (a model that fills in today's date for "I want to get to 72 kg" is asked
+to ask them)."""
 
 
 def _bounded(field: str) -> Any:
@@ -386,7 +393,13 @@ def _goal_tools(tools: ToolSet, stores: StoreOf, faults: Faults, today: Today) -
         faults.on_read(ctx.tool)
         return {"goals": stores(ctx).goals()}
 
-    @tools.tool(effect="write", idempotent=True, atomic=True, describe=describe_goal)
+    @tools.tool(
+        effect="write",
+        idempotent=True,
+        atomic=True,
+        describe=describe_goal,
+        grounded=GOAL_GROUNDING,
+    )
     def save_goal(
         ctx: ToolContext,
         measure: MeasurementField,
