@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from typing import Any
 
 from gymnasia.app import open_coach
 from gymnasia.offline import OfflineModel
-from surefoot import ToolError
+from surefoot import Ok, ToolError
 from surefoot.testing import ScriptedModel, call, turn
 
 TODAY = dt.date(2024, 3, 10)
@@ -51,7 +52,9 @@ def test_the_offline_models_lb_conversion_waits_for_the_persons_yes() -> None:
     assert saved["weight_kg"] == 78.02
 
 
-def _goal_turn(message: str, arguments: dict[str, object]) -> tuple[object, list[object]]:
+def _goal_turn(
+    message: str, arguments: dict[str, object]
+) -> tuple[Ok | ToolError, list[dict[str, Any]]]:
     model = ScriptedModel([turn(call("save_goal", arguments)), turn("Listo.")])
     coach = open_coach(db="sqlite:///:memory:", model=model, lang="es", today=TODAY)
     try:
