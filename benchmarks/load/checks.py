@@ -76,6 +76,22 @@ class Log:
         return log
 
 
+RUN_FILES = ("log.jsonl", "locust.log", "serve.log", "stats*.csv")
+"""What a run writes in its work directory. Locust's log of what people were told
+(``log.jsonl``) is appended to, line by line, so a directory reused for another run must lose
+the last run's files first: the checks would read both runs' people as this run's."""
+
+
+def fresh_workdir(workdir: Path) -> list[Path]:
+    """Create ``workdir`` if needed and remove what an earlier run left in it (``RUN_FILES``;
+    anything else stays); returns the files removed."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    removed = sorted({found for pattern in RUN_FILES for found in workdir.glob(pattern)})
+    for found in removed:
+        found.unlink()
+    return removed
+
+
 def _committed_saves(db: Any) -> Counter[tuple[str, str]]:
     rows = db.query(
         "SELECT user_id, arguments FROM sf_ledger WHERE tool = 'save_memory' "

@@ -39,6 +39,7 @@ from checks import (  # noqa: E402 - the benchmark's own modules, next to it
     check_isolation,
     check_journals,
     check_writes,
+    fresh_workdir,
 )
 from cluster import Cluster, free_port  # noqa: E402
 from fake_model import NAME, LoadModel  # noqa: E402
@@ -60,7 +61,11 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--spawn-rate", type=float, default=25.0, help="people started a second")
     parser.add_argument("--db-url", default=os.environ.get("LOAD_DB_URL"), help="PostgreSQL")
     parser.add_argument("--no-faults", action="store_true", help="load only, no faults")
-    parser.add_argument("--workdir", type=Path, help="keep the logs and Locust's CSV here")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the logs and Locust's CSV here (an earlier run's are removed first)",
+    )
     return parser.parse_args()
 
 
@@ -220,7 +225,8 @@ def main() -> int:
         workdir = options.workdir or Path(
             stack.enter_context(tempfile.TemporaryDirectory(prefix="gymnasia-load-"))
         )
-        workdir.mkdir(parents=True, exist_ok=True)
+        if removed := fresh_workdir(workdir):
+            print(f"{workdir}: removed {len(removed)} files of an earlier run")
         url, cluster = stack.enter_context(_database(options.db_url))
         model = stack.enter_context(LoadModel(latency=options.latency))
         _accounts(url, options.users)
