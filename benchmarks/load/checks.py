@@ -54,6 +54,8 @@ class Log:
     tried_delete: set[tuple[str, str]] = field(default_factory=set)
     ops: Counter[str] = field(default_factory=Counter)
     refused: Counter[int] = field(default_factory=Counter)
+    busy_at: list[float] = field(default_factory=list)
+    """When each ``409 busy`` came (wall clock)."""
 
     @classmethod
     def read(cls, path: Path) -> Log:
@@ -73,6 +75,8 @@ class Log:
             }.get(op, set()).add(pair)
             if op == "refused":
                 log.refused[int(entry["status"])] += 1
+                if int(entry["status"]) == 409 and "t" in entry:
+                    log.busy_at.append(float(entry["t"]))
         return log
 
 
