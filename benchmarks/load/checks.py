@@ -54,6 +54,8 @@ class Log:
     tried_delete: set[tuple[str, str]] = field(default_factory=set)
     ops: Counter[str] = field(default_factory=Counter)
     refused: Counter[int] = field(default_factory=Counter)
+    busy_at: list[float] = field(default_factory=list)
+    """When each ``409 busy`` came (wall clock)."""
 
     @classmethod
     def read(cls, path: Path) -> Log:
@@ -73,7 +75,25 @@ class Log:
             }.get(op, set()).add(pair)
             if op == "refused":
                 log.refused[int(entry["status"])] += 1
+                if int(entry["status"]) == 409 and "t" in entry:
+                    log.busy_at.append(float(entry["t"]))
         return log
+
+
+RUN_FILES = ("log.jsonl", "locust.log", "serve.log", "stats*.csv")
+"""What a run writes in its work directory. Locust's log of what people were told
+(``log.jsonl``) is appended to, line by line, so a directory reused for another run must lose
+the last run's files first: the checks would read both runs' people as this run's."""
+
+
+def fresh_workdir(workdir: Path) -> list[Path]:
+    """Create ``workdir`` if needed and remove what an earlier run left in it (``RUN_FILES``;
+    anything else stays); returns the files removed."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    removed = sorted({found for pattern in RUN_FILES for found in workdir.glob(pattern)})
+    for found in removed:
+        found.unlink()
+    return removed
 
 
 def _committed_saves(db: Any) -> Counter[tuple[str, str]]:

@@ -17,6 +17,7 @@ import os
 import random
 import re
 import threading
+import time
 from typing import Any
 
 import gevent
@@ -86,7 +87,8 @@ class Person(HttpUser):
             self._check(name, r)
             if r.status_code in (409, 503):
                 r.success()  # a clean refusal, counted apart in the table
-                log({"op": "refused", "user": self.name, "status": r.status_code})
+                refused = {"op": "refused", "user": self.name, "status": r.status_code}
+                log({**refused, "t": time.time()})
                 return None
             events = [json.loads(line) for line in r.text.splitlines() if line.strip()]
             done = [e["turn"] for e in events if e.get("type") == "done"]

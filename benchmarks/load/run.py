@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -39,12 +40,14 @@ from checks import (  # noqa: E402 - the benchmark's own modules, next to it
     check_isolation,
     check_journals,
     check_writes,
+    fresh_workdir,
 )
 from cluster import Cluster, free_port  # noqa: E402
 from fake_model import NAME, LoadModel  # noqa: E402
 
 from gymnasia.accounts import AccountStore  # noqa: E402
 from surefoot import open_database  # noqa: E402
+from surefoot._owner import owner_is_gone  # noqa: E402
 
 PASSWORD = "load-pass-123"
 MODEL_TIMEOUT = 2.0
@@ -60,7 +63,11 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--spawn-rate", type=float, default=25.0, help="people started a second")
     parser.add_argument("--db-url", default=os.environ.get("LOAD_DB_URL"), help="PostgreSQL")
     parser.add_argument("--no-faults", action="store_true", help="load only, no faults")
-    parser.add_argument("--workdir", type=Path, help="keep the logs and Locust's CSV here")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the logs and Locust's CSV here (an earlier run's are removed first)",
+    )
     return parser.parse_args()
 
 
@@ -132,6 +139,8 @@ class Faults:
         self.serve_pid, self.cluster, self.model = serve_pid, cluster, model
         self.duration = duration
         self.report: list[str] = []
+        self.database_back: float | None = None
+        """When PostgreSQL answered again after its restart (wall clock)."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -173,8 +182,15 @@ class Faults:
         if self.cluster is None:
             self.report.append("PostgreSQL restart: skipped (a --db-url given)")
             return
+        down = time.time()
         away = self.cluster.restart()
+        self.database_back = time.time()
         self.report.append(f"PostgreSQL stopped (immediate) and started: away {away:.1f} s")
+        for after in (2.0, 5.0, 15.0):  # seconds since it was back
+            if self._stop.wait(max(0.0, self.database_back + after - time.time())):
+                return
+            stale = _held_since_before(self.cluster.url, down)
+            self.report.append(f"{after:.0f} s after it was back, still held from before: {stale}")
 
     def _slow_model(self, seconds: float) -> None:
         normal = self.model.latency
@@ -184,6 +200,23 @@ class Faults:
         self.report.append(
             f"model slower than the Coach's {MODEL_TIMEOUT:.0f} s timeout for {seconds:.0f} s"
         )
+
+
+def _held_since_before(url: str, down: float) -> int:
+    """Conversations whose hold was last taken or renewed before ``down`` and is still in
+    force, by a process that still runs: holds that could not be let go while PostgreSQL was
+    away (the lease is 60 s; a hold taken since it is back runs to at least then + 60 s;
+    the killed worker's holds are free to take already, as their owner is gone)."""
+    database = open_database(url)
+    try:
+        rows = database.query(
+            "SELECT owner FROM sf_conversations WHERE owner IS NOT NULL "
+            "AND lease_until > {now} AND lease_until < ?",
+            (down + 60.0,),
+        )
+    finally:
+        database.close()
+    return sum(1 for (owner,) in rows if not owner_is_gone(str(owner)))
 
 
 def _locust(base: str, options: argparse.Namespace, workdir: Path) -> Path:
@@ -213,6 +246,21 @@ def _table(stats: Path, log: Log, duration: int) -> None:
     print(f"\nchat turns with an acknowledged write: {writes} ({writes / duration:.1f}/s)")
 
 
+def _after_restart(faults: Faults, log: Log, serve_log: Path) -> None:
+    """The 409s around the PostgreSQL restart, per 10 s from 30 s before it was back to 60 s
+    after (two tabs of one conversation get some at any time; a hold that could not be let go
+    while it was away adds more, until it is released or its 60 s lease runs out), and the
+    releases the server's log says failed."""
+    back = faults.database_back
+    if back is None:
+        return
+    buckets = Counter(int((t - back) // 10) for t in log.busy_at if -30 <= t - back < 60)
+    counts = ", ".join(f"{10 * b:+d}..{10 * b + 10:+d} s {buckets[b]}" for b in range(-3, 6))
+    print(f"409 busy around the restart (from when PostgreSQL was back): {counts}")
+    failed = serve_log.read_text(errors="replace").count("could not release")
+    print(f"releases that failed (serve.log, 'could not release'): {failed}")
+
+
 def main() -> int:
     """Run the load and the checks; 1 if a check failed."""
     options = _options()
@@ -220,7 +268,8 @@ def main() -> int:
         workdir = options.workdir or Path(
             stack.enter_context(tempfile.TemporaryDirectory(prefix="gymnasia-load-"))
         )
-        workdir.mkdir(parents=True, exist_ok=True)
+        if removed := fresh_workdir(workdir):
+            print(f"{workdir}: removed {len(removed)} files of an earlier run")
         url, cluster = stack.enter_context(_database(options.db_url))
         model = stack.enter_context(LoadModel(latency=options.latency))
         _accounts(url, options.users)
@@ -240,6 +289,7 @@ def main() -> int:
         _table(stats, log, options.duration)
         for line in faults.report:
             print(f"fault: {line}")
+        _after_restart(faults, log, workdir / "serve.log")
         model.latency = 0.0
         checks = [
             *check_writes(url, log),

@@ -46,3 +46,40 @@ def test_finished_renewals_do_not_pile_up() -> None:
             with beat.keep(lambda: None, every=60.0):
                 pass
         assert len(beat._due) <= 2 * 2 + 17
+
+
+def test_a_retry_runs_until_it_succeeds_and_then_stops() -> None:
+    beat = Heartbeat()
+    calls: list[int] = []
+    succeeded = threading.Event()
+
+    def release() -> None:
+        calls.append(1)
+        if len(calls) < 3:
+            raise OSError("the database is away")
+        succeeded.set()
+
+    beat.retry(release, every=0.01, within=60.0)
+    assert _wait_for(succeeded, 10)
+    with beat.keep(lambda: None, every=0.01):  # the thread keeps running other work
+        time.sleep(0.1)
+    assert len(calls) == 3
+    assert not beat._beats
+
+
+def test_a_retry_that_never_succeeds_is_given_up_after_its_bound() -> None:
+    beat = Heartbeat()
+    calls: list[int] = []
+
+    def release() -> None:
+        calls.append(1)
+        raise OSError("the database is away")
+
+    beat.retry(release, every=0.01, within=0.05)
+    deadline = time.monotonic() + 10  # a bound on the wait, not a measurement
+    while beat._beats and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not beat._beats  # given up
+    tried = len(calls)
+    time.sleep(0.1)
+    assert len(calls) == tried >= 1

@@ -11,6 +11,10 @@ which is why renewal runs on a thread, not as an asyncio task::
 The thread starts on first use and sleeps until the next renewal is due. A renewal that
 fails (the lease was fenced off, the database is unreachable) is dropped silently: the
 fencing checks at commit time decide what may land, not the heartbeat.
+
+The same thread retries what must happen once but could not happen now (``retry``): a hold
+whose release failed because the database was down is released as soon as the database
+answers again, instead of staying held until its lease runs out.
 """
 
 from __future__ import annotations
@@ -42,8 +46,29 @@ class Heartbeat:
         """Call ``renew`` every ``every`` seconds while the returned block runs."""
         return _Beat(self, renew, every)
 
-    def _add(self, renew: Callable[[], object], every: float) -> int:
+    def retry(self, action: Callable[[], object], *, every: float, within: float) -> None:
+        """Call ``action`` every ``every`` seconds until it returns without raising, or until
+        ``within`` seconds from now have passed (then it is given up, with a warning)."""
         beat = next(self._ids)
+        give_up = self._clock() + within
+
+        def attempt() -> None:
+            try:
+                action()
+            except Exception:
+                import logging  # rare, and off the import path
+
+                log = logging.getLogger("surefoot")
+                if self._clock() < give_up:
+                    log.debug("retry failed; again in %.1f s", every, exc_info=True)
+                    return
+                log.warning("retry given up after %.0f s", within, exc_info=True)
+            self._remove(beat)
+
+        self._add(attempt, every, beat)
+
+    def _add(self, renew: Callable[[], object], every: float, beat: int | None = None) -> int:
+        beat = next(self._ids) if beat is None else beat
         due = self._clock() + every
         with self._cond:
             self._beats[beat] = (renew, every)

@@ -19,7 +19,13 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from ._diagnostics import Diagnostic, DiagnosticsSink, Redactor
-from ._exceptions import ConfigurationError, ConversationBusyError, SurefootError, TurnPendingError
+from ._exceptions import (
+    ConfigurationError,
+    ConversationBusyError,
+    StoreError,
+    SurefootError,
+    TurnPendingError,
+)
 from ._executor import Executor
 from ._heartbeat import HEARTBEAT
 from ._ids import random_hex
@@ -286,7 +292,10 @@ class Agent:
     def hold(self, conversation_id: str) -> AbstractContextManager[Lease]:
         """Hold the conversation (one writer across processes), renewed while the block runs
         (a hold on a ``MemoryJournal`` lasts until the block ends: it lives in the holder's
-        own process). Raises ``ConversationBusyError`` if another live writer holds it."""
+        own process). Raises ``ConversationBusyError`` if another live writer holds it. A
+        release the database cannot take when the block ends (it is down, or locked) is
+        tried again in the background until it can, so the conversation is free again soon
+        after the database is back, instead of when its lease runs out."""
         return _Hold(self.journal, conversation_id, self.lease_seconds)
 
     @property
@@ -554,4 +563,27 @@ class _Hold:
             if beat is not None:
                 beat.__exit__(None, None, None)
         finally:
-            self._journal.release(lease)
+            _release(self._journal, lease, self._seconds)
+
+
+RELEASE_RETRY = 0.5
+"""Seconds between tries of a release the database could not take (``_release``)."""
+
+
+def _release(journal: Journal, lease: Lease, seconds: float) -> None:
+    """Let go of ``lease``. A release the database cannot take now (it is down, or locked
+    past its busy timeout) is tried again on the heartbeat thread every ``RELEASE_RETRY``
+    seconds, for at most the lease's ``seconds`` (by then it has run out by itself): the
+    conversation is free again as soon as the database answers, not a lease later. Each try
+    is fenced like the first (owner and fence): a hold taken over meanwhile is not freed."""
+    try:
+        journal.release(lease)
+    except StoreError as exc:
+        if exc.kind not in ("unavailable", "locked"):
+            raise
+        import logging  # rare, and off the import path
+
+        logging.getLogger("surefoot").warning(
+            "could not release conversation %r now (%s); retrying", lease.conversation_id, exc
+        )
+        HEARTBEAT.retry(lambda: journal.release(lease), every=RELEASE_RETRY, within=seconds)

@@ -489,7 +489,9 @@ class _Web:
         finally:
             try:
                 held.close()
-            except StoreError:  # the database went away: the hold lapses by itself
+            # a release the database was away or locked for is retried in the background
+            # (surefoot's hold); one it refused otherwise lapses with the lease
+            except StoreError:
                 logger.warning("could not release %s: %s", conversation_id, self._trace())
             queue.put_nowait(None)
 

@@ -1,0 +1,57 @@
+"""``make load --workdir DIR`` reused for another run starts from a clean directory: Locust's
+log of what people were told is appended to, so an earlier run's lines would be read as this
+run's people and the exactly-once check would report writes lost and doubled that were not."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks" / "load"))
+
+from checks import Log, check_writes, fresh_workdir  # the load test's own module
+
+
+def test_a_reused_workdir_loses_the_last_runs_files_and_only_those(tmp_path: Path) -> None:
+    workdir = tmp_path / "load"
+    workdir.mkdir()
+    earlier = {"op": "save", "user": "load-001", "key": "k.load-001.1", "cid": "c1"}
+    (workdir / "log.jsonl").write_text(json.dumps(earlier) + "\n")
+    for name in ("locust.log", "serve.log", "stats_stats.csv", "stats_failures.csv"):
+        (workdir / name).write_text("an earlier run\n")
+    (workdir / "notes.txt").write_text("mine\n")
+    removed = fresh_workdir(workdir)
+    assert {p.name for p in removed} == {
+        "log.jsonl",
+        "locust.log",
+        "serve.log",
+        "stats_stats.csv",
+        "stats_failures.csv",
+    }
+    assert sorted(p.name for p in workdir.iterdir()) == ["notes.txt"]
+    assert Log.read(workdir / "log.jsonl").saved == set()
+
+
+def test_a_new_workdir_is_made(tmp_path: Path) -> None:
+    assert fresh_workdir(tmp_path / "new" / "load") == []
+    assert (tmp_path / "new" / "load").is_dir()
+
+
+def test_an_earlier_runs_saves_would_be_read_as_lost_writes(tmp_path: Path, pg_url: str) -> None:
+    """Why it matters: a save acknowledged in an earlier run (another database) is not in this
+    run's database, so the check fails on it; after ``fresh_workdir`` the log is this run's."""
+    from surefoot import open_database
+
+    open_database(pg_url).close()  # the surefoot tables, empty
+    db = open_database(pg_url)
+    try:
+        db.query("CREATE TABLE gym_memory (user_id TEXT, key TEXT, value TEXT)")
+    finally:
+        db.close()
+    earlier = {"op": "save", "user": "load-001", "key": "k.load-001.1", "cid": "c1"}
+    (tmp_path / "log.jsonl").write_text(json.dumps(earlier) + "\n")
+    stale = check_writes(pg_url, Log.read(tmp_path / "log.jsonl"))
+    assert not stale[0].ok
+    fresh_workdir(tmp_path)
+    assert all(check.ok for check in check_writes(pg_url, Log.read(tmp_path / "log.jsonl")))
