@@ -49,6 +49,13 @@ class Case:
     """The one measurement the person asked for: its date and values."""
     seed: bool = False
     """76 kg on 2026-12-02 before the turn."""
+    goal: dict[str, Any] | None = None
+    """The goal the person stated, as they stated it (a goal saved otherwise is wrong)."""
+
+
+def _goal(target: float) -> dict[str, Any]:
+    """A weight goal as the export lists it, with no date (none of the cases gives one)."""
+    return {"goal": "weight_kg", "target": target}
 
 
 def _cases() -> list[Case]:
@@ -76,7 +83,7 @@ def _cases() -> list[Case]:
         ),
     }
     cases = [
-        Case(kind, lang, text)
+        Case(kind, lang, text, goal=_goal(74) if kind == "goal" else None)
         for kind, texts in said.items()
         for lang, text in zip(("es", "pt", "en"), texts, strict=True)
     ]
@@ -187,7 +194,7 @@ def _second_set() -> list[Case]:
         for lang, text in zip(langs, texts, strict=True)
     ]
     cases += [
-        Case(f"2:{kind}", lang, text)
+        Case(f"2:{kind}", lang, text, goal=_goal(72) if kind == "goal" else None)
         for kind, texts in refused.items()
         for lang, text in zip(langs, texts, strict=True)
     ]
@@ -214,18 +221,22 @@ def _gymnasia(args: list[str], timeout: float) -> subprocess.CompletedProcess[st
 
 
 def _measurements(db: Path) -> list[dict[str, Any]]:
+    """The measurements and the goals stored (a goal as ``{"goal": measure, ...}``)."""
     proc = _gymnasia(["export", "--db", str(db)], 120)
     if proc.returncode != 0:
         return []
-    rows = json.loads(proc.stdout)["measurements"]
-    return [{k: v for k, v in row.items() if v is not None} for row in rows]
+    exported = json.loads(proc.stdout)
+    rows = exported["measurements"]
+    rows += [{"goal": g["measure"], **g} for g in exported.get("goals", [])]
+    return [{k: v for k, v in row.items() if v is not None and k != "measure"} for row in rows]
 
 
 def judge(case: Case, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
     """What the turn stored that was not there, and whether that is wrong or exact."""
     new = [row for row in after if row not in before]
     if case.expected is None:
-        return {"stored": new, "wrong": bool(new), "exact": None}
+        wrong = [row for row in new if row != case.goal]
+        return {"stored": new, "wrong": bool(wrong), "exact": None}
     wrong = [row for row in new if row != case.expected]
     return {"stored": new, "wrong": bool(wrong), "exact": new == [case.expected]}
 
@@ -300,5 +311,8 @@ def test_the_judge_tells_wrong_from_exact() -> None:
     }
     assert judge(asked, [], [{"date": YESTERDAY, "weight_kg": 77.4}])["wrong"] is True
     assert judge(asked, [], []) == {"stored": [], "wrong": False, "exact": False}
+    stated = Case("goal", "en", "I want to get to 74 kg", goal=_goal(74))
+    assert judge(stated, [], [_goal(74)])["wrong"] is False
+    assert judge(stated, [], [{**_goal(74), "by_date": TODAY}])["wrong"] is True
     table = summary([{"kind": "goal", "wrong": True, "exact": None}])
     assert table[1].split() == ["goal", "1", "1", "-"]
