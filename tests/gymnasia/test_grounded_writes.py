@@ -9,7 +9,7 @@ from typing import Any
 
 from gymnasia.app import open_coach
 from gymnasia.offline import OfflineModel
-from surefoot import Ok, ToolError
+from surefoot import Lang, Ok, ToolError
 from surefoot.testing import ScriptedModel, call, turn
 
 TODAY = dt.date(2024, 3, 10)
@@ -53,10 +53,10 @@ def test_the_offline_models_lb_conversion_waits_for_the_persons_yes() -> None:
 
 
 def _goal_turn(
-    message: str, arguments: dict[str, object]
+    message: str, arguments: dict[str, object], lang: Lang = "es"
 ) -> tuple[Ok | ToolError, list[dict[str, Any]]]:
     model = ScriptedModel([turn(call("save_goal", arguments)), turn("Listo.")])
-    coach = open_coach(db="sqlite:///:memory:", model=model, lang="es", today=TODAY)
+    coach = open_coach(db="sqlite:///:memory:", model=model, lang=lang, today=TODAY)
     try:
         result = asyncio.run(coach.agent.run_turn(message))
         return result.calls[0].outcome, coach.store.goals()
@@ -93,3 +93,28 @@ def test_a_goal_target_the_person_did_not_give_is_not_saved() -> None:
     assert outcome.code == "not_in_message"
     assert [d.field for d in outcome.details] == ["target"]
     assert goals == []
+
+
+def test_an_optional_argument_the_person_did_not_give_may_be_left_out() -> None:
+    """The refusal of an invented deadline tells the model it may leave by_date out (it has a
+    default); a required one (write_measurement's date) only says to ask."""
+    outcome, _ = _goal_turn(
+        "I want to get to 72 kg",
+        {"measure": "weight_kg", "target": 72, "by_date": TODAY.isoformat()},
+        "en",
+    )
+    assert isinstance(outcome, ToolError)
+    (detail,) = outcome.details
+    assert "leave this argument out" in detail.expected
+    model = ScriptedModel(
+        [turn(call("write_measurement", {"date": "2024-03-01", "weight_kg": 72})), turn("ok")]
+    )
+    coach = open_coach(db="sqlite:///:memory:", model=model, lang="en", today=TODAY)
+    try:
+        result = asyncio.run(coach.agent.run_turn("I weigh 72 kg"))
+    finally:
+        coach.close()
+    refused = result.calls[0].outcome
+    assert isinstance(refused, ToolError)
+    assert [d.field for d in refused.details] == ["date"]
+    assert "leave this argument out" not in refused.details[0].expected

@@ -114,6 +114,9 @@ class Grounded:
 
     kind: Literal["number", "date"]
     unit: str | None = None
+    optional: bool = False
+    """Set by the harness when the tool is declared: the argument has a default, so a value
+    the person did not give may also be left out (the refusal says so)."""
 
     @classmethod
     def number(cls, unit: str | None = None) -> Grounded:
@@ -417,6 +420,8 @@ class Missing:
     kind: Literal["number", "date"]
     unit: str | None = None
     said: str | None = None
+    optional: bool = False
+    """The argument may be left out (it has a default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,7 +486,7 @@ def check(
         value = values.get(field)
         if spec.kind == "date":
             if isinstance(value, dt.date) and value not in words.dates:
-                missing.append(Missing(field, "date"))
+                missing.append(Missing(field, "date", optional=spec.optional))
             continue
         if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
             continue  # not given (None), or not a number: the schema decides
@@ -491,7 +496,7 @@ def check(
             assert said is not None
             derived.append(Derived(field, said, format(number.normalize(), "f")))
         elif found == "missing":
-            missing.append(Missing(field, "number", spec.unit, said))
+            missing.append(Missing(field, "number", spec.unit, said, spec.optional))
     if not missing and not derived:
         return NO_FINDINGS
     return Verdict(tuple(missing), tuple(derived))
@@ -580,4 +585,6 @@ def _missing_detail(missing: Missing, lang: Lang) -> Detail:
             problem = text(lang, "grounding_other_unit", said=missing.said, unit=unit)
         else:
             problem = text(lang, "grounding_no_number")
+    if missing.optional:
+        expected = text(lang, "grounding_or_leave_out", expected=expected)
     return Detail(missing.field, problem, expected)

@@ -348,6 +348,11 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "pt": "a pessoa não deu esta data",
         "en": "the person did not give this date",
     },
+    "grounding_or_leave_out": {
+        "es": "{expected}; si la persona no dio ningún dato para él, omite este argumento",
+        "pt": "{expected}; se a pessoa não deu nenhum dado para ele, omita este argumento",
+        "en": "{expected}; if the person gave none, leave this argument out",
+    },
     "grounding_date_expected": {
         "es": "la fecha que diga la persona (pregúntale qué día)",
         "pt": "a data que a pessoa disser (pergunte-lhe que dia)",

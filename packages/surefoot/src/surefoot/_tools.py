@@ -32,7 +32,7 @@ import functools
 import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import (
     TYPE_CHECKING,
     Annotated,
@@ -372,7 +372,11 @@ def _grounded(
         if not isinstance(spec, Grounded):
             msg = f"{tool_name}: grounded[{field!r}] must be Grounded.number(...) or .date()"
             raise ConfigurationError(msg)
-    return tuple(grounded.items())
+    fields = model.model_fields
+    return tuple(
+        (name, replace(spec, optional=not fields[name].is_required()))
+        for name, spec in grounded.items()
+    )
 
 
 def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
