@@ -78,6 +78,7 @@ PT_PT_TO_PT_BR: Mapping[str, str] = {
     r"ovo estrelado": "ovo frito",
     r"leite (?:gordo|meio-gordo|magro)": "leite integral, semidesnatado, desnatado",
     r"passadeira": "esteira",
+    r"\w+-(?:m|lh)[oa]s?": "me diga, lhe dê (a pronoun before the verb, not joined after it)",
 }
 """European Portuguese forms and the Brazilian ones the catalogue uses instead."""
 

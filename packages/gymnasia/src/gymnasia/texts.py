@@ -768,7 +768,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_problem_date_missing": {
         "es": "no sé de qué fecha. Dímela como AAAA-MM-DD, «hoy» o «ayer».",
-        "pt": "não sei de que data. Diga-ma como AAAA-MM-DD, «hoje» ou «ontem».",
+        "pt": "não sei de que data. Me diga qual, como AAAA-MM-DD, «hoje» ou «ontem».",
         "en": "I don't know which date. Give it as YYYY-MM-DD, 'today' or 'yesterday'.",
     },
     "offline_problem_date_future": {
@@ -846,7 +846,7 @@ _T: Final[dict[str, dict[Lang, str]]] = {
     },
     "offline_problem_mixed": {
         "es": "el modelo offline hace una sola cosa por mensaje. Pídemelas de una en una.",
-        "pt": "o modelo offline faz uma só coisa por mensagem. Peça-mas uma de cada vez.",
+        "pt": "o modelo offline faz uma só coisa por mensagem. Me peça uma de cada vez.",
         "en": "the offline model does one thing per message. Ask for them one at a time.",
     },
     "offline_problem_meal_missing": {

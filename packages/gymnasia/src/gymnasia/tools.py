@@ -407,8 +407,8 @@ def _goal_tools(tools: ToolSet, stores: StoreOf, faults: Faults, today: Today) -
         by_date: CalendarDate | None = None,
     ) -> dict[str, Any] | ToolError:
         """Save the user's goal for one measure ("I want to get to 74 kg"), replacing that
-        measure's goal; by_date is optional. A goal is not a measurement: what the user
-        measures now is write_measurement."""
+        measure's goal; by_date only if the user said a date, else leave it out. A goal is not
+        a measurement: what the user measures now is write_measurement."""
         refused = goal_target_refusal(ctx.lang, measure, target) or goal_date_refusal(
             ctx.lang, by_date, today()
         )
