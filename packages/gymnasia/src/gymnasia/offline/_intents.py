@@ -212,13 +212,20 @@ class ReadMeals:
 
 @dataclass(frozen=True, slots=True)
 class AddFood:
-    """Log grams of a food (found by ``query`` in the food table) in a meal of a date."""
+    """Log grams of a food (found by ``query`` in the food table) in a meal of a date, and
+    of each food in ``more`` (its query and grams: "150 g de lentejas y 100 g de arroz")."""
 
     date: dt.date
     meal: str
     query: str
     grams: float
+    more: tuple[tuple[str, float], ...] = ()
     kind: Literal["add_food"] = "add_food"
+
+    @property
+    def foods(self) -> tuple[tuple[str, float], ...]:
+        """Every food to log, in the order said: its query and grams."""
+        return ((self.query, self.grams), *self.more)
 
 
 @dataclass(frozen=True, slots=True)

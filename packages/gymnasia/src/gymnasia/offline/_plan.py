@@ -223,18 +223,28 @@ def _diet_and_training(
 
 
 def _add_food(intent: AddFood, results: Results, say: Replies) -> Step:
-    if not results:
-        return _one("search_foods", {"query": intent.query})
-    if len(results) > 1:
-        return Say(say.food_added(intent.grams, results[-1][1]))
-    picked = pick(results[0][1], intent.query, "foods", say)
+    """Each food in turn: search it, then log it (a search that finds no single food, or a
+    log that fails, ends the turn saying so, after what was logged before it)."""
+    foods = intent.foods
+    done = [
+        say.food_added(grams, results[2 * k + 1][1])
+        for k, (_, grams) in enumerate(foods)
+        if 2 * k + 1 < len(results)
+    ]
+    logged = len(results) % 2 == 0 and bool(results)  # the last call was a log
+    if logged and (len(results) == 2 * len(foods) or isinstance(results[-1][1], ToolError)):
+        return Say(" ".join(done))
+    query, grams = foods[len(results) // 2]
+    if len(results) % 2 == 0:
+        return _one("search_foods", {"query": query})
+    picked = pick(results[-1][1], query, "foods", say)
     if isinstance(picked, Say):
-        return picked
+        return Say(" ".join([*done, picked.text]))
     arguments = {
         "date": intent.date.isoformat(),
         "meal": intent.meal,
         "food_id": picked,
-        "grams": intent.grams,
+        "grams": grams,
     }
     return _one("add_meal_food", arguments)
 
