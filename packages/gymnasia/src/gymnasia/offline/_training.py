@@ -34,9 +34,16 @@ _PAIRS: Final = frozenset({"mancuernas", "halteres", "dumbbells", "kettlebells",
 dumbbells") is each one's, not the series' total."""
 
 
+def _a_note(s: Sentence) -> bool:
+    """Whether the message names a note before its first colon ("Guarda la nota horario:
+    treino segunda..."): what follows is the note's text, not a routine or an exercise."""
+    colon = next((i for i in range(len(s.items)) if s.mark_at(i, ":")), None)
+    return colon is not None and any(i < colon for i in s.where("noun", "note"))
+
+
 def parse_exercises(s: Sentence) -> Intent | Unclear | None:
     """Search the exercise table by words, muscle group and equipment."""
-    if not s.has("noun", "exercise") or s.has("noun", "routine"):
+    if not s.has("noun", "exercise") or s.has("noun", "routine") or _a_note(s):
         return None
     arguments: dict[str, str] = {}
     muscle = s.values("muscle")
@@ -87,7 +94,7 @@ _SEARCH_WORDS: Final = frozenset(
 
 def parse_routines(s: Sentence) -> Intent | Unclear | None:
     """List the user's routines, or create one."""
-    if not s.has("noun", "routine"):
+    if not s.has("noun", "routine") or _a_note(s):
         return None
     plain = s.actions()
     if "delete" in plain:

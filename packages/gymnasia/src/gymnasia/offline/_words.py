@@ -607,6 +607,9 @@ _NOT_NEGATIONS: Final[dict[str, frozenset[str]]] = {"pt": frozenset({"no"})}
 ("no jantar", in the dinner)."""
 _ENGLISH_ONLY: Final = frozenset({"son", "sons", "us", "we", "sat", "sun", "mon", "wed"})
 """Words that mean something only in English: Spanish "son" is "they are"."""
+_ENGLISH_VERBS: Final = frozenset({"ate"})
+"""Words that are a verb only in English: Portuguese "até" (until) folds to "ate" and keeps
+its other meanings ("até 100 kcal", "até 1 de junho")."""
 
 
 def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Item]:
@@ -625,11 +628,19 @@ def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Ite
             concepts = frozenset(c for c in concepts if c[0] != "neg")
         if size == 1 and lang not in {None, "en"} and _key(tokens[at]) in _ENGLISH_ONLY:
             concepts = frozenset()
+        if size == 1 and _key(tokens[at]) in _ENGLISH_VERBS and not _english(tokens[at], lang):
+            concepts = frozenset(c for c in concepts if c[0] != "verb")
         if size == 1 and tokens[at].text.casefold() == "s\u00ed":  # "sí" (yes) is no "si" (if)
             concepts = frozenset(c for c in concepts if c[0] != "if")
         items.append(Item(_merge(text, tokens[at : at + size]), concepts))
         at += size
     return items
+
+
+def _english(token: Token, lang: str | None) -> bool:
+    """Whether ``token`` may be an English word: the message is in English (or its language is
+    not known) and the word is written without accents ("até" is Portuguese)."""
+    return lang in {None, "en"} and token.text.isascii()
 
 
 def _folded_words(text: str) -> frozenset[str]:
