@@ -101,6 +101,8 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
         (
             "comer|comi|comido|comiste|comimos|ate|eat|eaten|had|tome|tomei|bebi|desayune"
             "|cene|jantei|almocei|merende|desayunado|cenado|almorzado|merendado|jantado|almocado"
+            "|comio|ceno|almorzo|merendo|bebio|comeu|jantou|almocou|lanchou|tomou"
+            "|bebeu|drank"
         ),
     ),
     (
