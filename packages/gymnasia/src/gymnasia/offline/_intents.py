@@ -140,6 +140,13 @@ class SaveMeasurement:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadGoals:
+    """Read the user's goals (one per measure)."""
+
+    kind: Literal["read_goals"] = "read_goals"
+
+
+@dataclass(frozen=True, slots=True)
 class SaveGoal:
     """Save the goal of one measure (tool units), by a date after today or with none."""
 
@@ -277,6 +284,7 @@ Intent = (
     | ListMeasurements
     | SaveMeasurement
     | SaveGoal
+    | ReadGoals
     | DeleteMeasurement
     | SaveNote
     | ReadNote

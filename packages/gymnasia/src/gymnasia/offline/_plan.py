@@ -22,6 +22,7 @@ from ._intents import (
     Intent,
     ListMeasurements,
     ListNotes,
+    ReadGoals,
     ReadMeals,
     ReadMeasurement,
     ReadNote,
@@ -75,6 +76,8 @@ def plan(intent: Intent, results: Results, say: Replies) -> Step:
                 arguments["by_date"] = intent.by_date.isoformat()
             return _one("save_goal", arguments)
         return Say(say.goal_saved(results[-1][1]))
+    if isinstance(intent, ReadGoals):
+        return _one("read_goals", {}) if not results else Say(say.goals(results[-1][1]))
     if isinstance(intent, SaveNote | ReadNote | ListNotes | DeleteNote | SuggestFeature):
         return _memory(intent, results, say)
     return _diet_and_training(intent, results, say)
