@@ -264,7 +264,7 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
         "weight_kg",
         (
             "peso|pesos|pese|pesei|pesaba|pesava|pesado|weight|weights|weigh|weighed|body weight"
-            "|peso corporal"
+            "|peso corporal|bascula|balanca|scale|the scale"
         ),
     ),
     (
