@@ -45,7 +45,8 @@ ConceptKind = Literal[
     "other",  # not the user's own measure: a lift, another person, a pet, an object, a purchase
     "if",  # a condition: si, se, if, unless (a fallback "si no ..." is ``cond``)
     "qualifier",  # what changes an amount the parser does not model: "multiple", "part",
-    # "side" (a load per side, arm or dumbbell), "bar" (plus or without the bar)
+    # "side" (a load per side, arm or dumbbell), "bar" (plus or without the bar; a load
+    # "including the bar" is the total, as stored)
     "weekday",  # "0" Monday .. "6" Sunday
 ]
 Concept = tuple[ConceptKind, str]
@@ -233,8 +234,7 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
             "|sin contar la barra|sem contar a barra|not counting the bar|without the bar"
             "|sin la barra|sem a barra|excluding the bar|bar not included|barra aparte"
             "|sin barra|sem barra|not including the bar|aparte de la barra|alem da barra"
-            "|ademas de la barra|on top of the bar|con la barra incluida|barra incluida"
-            "|com a barra incluida|barra incluida|bar included|including the bar"
+            "|ademas de la barra|on top of the bar"
         ),
     ),
     (
