@@ -7,7 +7,9 @@ call). Every message runs as one real turn of the Coach (the offline model, the 
 an in-memory database seeded with 2020-01-01 = 76 kg), "today" being 2024-03-10.
 
 Intent accuracy is the share of messages whose turn matches its label. A wrong write is any
-write call whose tool or arguments the label does not list. ``pytest -s`` prints the figures.
+write call whose tool or arguments the label does not list. A labelled write that grounding
+refused (``not_in_message``: a value or date the harness does not find in the person's words)
+saved nothing: the turn does not match its label. ``pytest -s`` prints the figures.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import pytest
 from gymnasia.app import open_coach
 from gymnasia.offline import OfflineModel, Unclear, understand
 from gymnasia.offline import _lex as lex
+from surefoot import ToolError
 
 CORPUS = Path(__file__).with_name("offline_corpus.jsonl")
 TODAY = dt.date(2024, 3, 10)
@@ -76,13 +79,15 @@ class Verdict:
     calls: list[list[Any]]
     understood: str
     reply: str
+    refused: tuple[str, ...] = ()
+    """The write calls grounding refused (``not_in_message``): nothing of them was saved."""
 
     @property
     def correct(self) -> bool:
-        """The turn matches the label."""
+        """The turn matches the label: its calls, and no write of them refused."""
         if isinstance(self.case.expect, str):
             return not self.calls and self.understood == self.case.expect
-        return self.calls == self.case.expect
+        return self.calls == self.case.expect and not self.refused
 
     @property
     def asks_a_write(self) -> bool:
@@ -125,10 +130,17 @@ def run_case(case: Case) -> Verdict:
     finally:
         coach.close()
     calls = [[r.call.name, r.call.arguments] for r in result.calls]
+    refused = tuple(
+        r.call.name
+        for r in result.calls
+        if r.call.name in WRITES
+        and isinstance(r.outcome, ToolError)
+        and r.outcome.code == "not_in_message"
+    )
     pending = result.pending_confirmation
     if pending is not None:
         calls.append([pending.tool, pending.arguments])
-    return Verdict(case, calls, _kind(case.text, case.lang), result.reply)
+    return Verdict(case, calls, _kind(case.text, case.lang), result.reply, refused)
 
 
 @dataclass(frozen=True)
@@ -165,6 +177,7 @@ class Score:
         lines.extend(
             f"  MISS [{v.case.lang}] {v.case.text!r}: expected {v.case.expect!r}, got "
             f"{v.calls or v.understood!r}"
+            + (f", refused as not said: {', '.join(v.refused)}" * bool(v.refused))
             for v in self.verdicts
             if not v.correct
         )

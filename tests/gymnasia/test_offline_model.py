@@ -357,3 +357,34 @@ def test_relative_dates_past_the_calendar_are_no_dates(
     found = understand(text, today=today)
     assert isinstance(found, Unclear)
     assert (found.action, found.problem) == (action, "date_bad")
+
+
+@pytest.mark.parametrize(
+    ("lang", "save", "read", "said"),
+    [
+        (
+            "es",
+            "Mi objetivo es 74 kg para el 1 de junio de 2024",
+            "Muéstrame mis objetivos",
+            "Objetivos: objetivo de peso: 74 kg (para el 2024-06-01).",
+        ),
+        ("pt", "Minha meta é 74 kg", "Mostre minhas metas", "Metas: meta de peso: 74 kg."),
+        ("en", "My goal is 74 kg", "What is my goal?", "Goals: weight goal: 74 kg."),
+    ],
+)
+def test_the_goals_are_read_back(lang: Lang, save: str, read: str, said: str) -> None:
+    """A look-up of the goals reads them (read_goals) and says each one as saved; with none
+    saved it says there are none."""
+    coach = open_coach(
+        db="sqlite:///:memory:", model=OfflineModel(lang=lang, today=TODAY), lang=lang, today=TODAY
+    )
+    try:
+        empty = asyncio.run(coach.agent.run_turn(read))
+        asyncio.run(coach.agent.run_turn(save))
+        found = asyncio.run(coach.agent.run_turn(read))
+    finally:
+        coach.close()
+    assert [r.call.name for r in empty.calls] == ["read_goals"]
+    assert empty.reply == t(lang, "goals_empty")
+    assert [r.call.name for r in found.calls] == ["read_goals"]
+    assert found.reply == said

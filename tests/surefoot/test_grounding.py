@@ -155,9 +155,41 @@ def test_numbers_in_words_are_read_in_es_pt_en() -> None:
     assert said(["setenta y siete kilos"], Grounded.number("kg"), 70) == "missing"
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("setenta y siete con cuatro kg", 77.4),
+        ("setenta y ocho coma dos kilos", 78.2),
+        ("sesenta y nueve punto cinco kg", 69.5),
+        ("setenta e sete vírgula quatro kg", 77.4),
+        ("sessenta e nove ponto cinco kg", 69.5),
+        ("seventy-seven point four kg", 77.4),
+        ("seventy point two five kg", 70.25),
+        ("setenta y seis y medio kg", 76.5),
+        ("setenta e seis e meio kg", 76.5),
+        ("seventy-six and a half kg", 76.5),
+    ],
+)
+def test_decimals_in_words_are_read_whole(text: str, value: float) -> None:
+    """A decimal part in words ("coma dos", "vírgula quatro", "point two five", "con cuatro",
+    "y medio") belongs to its number: the whole value is said, its parts are not."""
+    assert said([text], Grounded.number("kg"), value) == "said"
+    assert said([text], Grounded.number("kg"), int(value)) == "missing"
+
+
+def test_hundreds_in_words_are_read() -> None:
+    """ "doscientos", "trezentos", "two hundred and fifty" are numbers."""
+    assert said(["doscientos gramos de arroz"], Grounded.number("g"), 200) == "said"
+    assert said(["trezentos gramas de arroz"], Grounded.number("g"), 300) == "said"
+    assert said(["duzentos e cinquenta gramas"], Grounded.number("g"), 250) == "said"
+    assert said(["two hundred and fifty grams"], Grounded.number("g"), 250) == "said"
+    assert said(["diez con sesenta kilos"], Grounded.number("kg"), 10.6) == "missing"
+
+
 def test_relative_and_written_dates_are_read() -> None:
-    """hoy/hoje/today, ayer, anteayer, "hace 3 días", "há 2 dias", "3 days ago", ISO, "30/11"
-    and "30 de noviembre" are dates; the digits of a date are no number."""
+    """hoy/hoje/today, ayer, anteayer, "hace 3 días", "há 2 dias", "3 days ago", a weekday
+    (the last one before today), ISO, "30/11" and "30 de noviembre" are dates; the digits of a
+    date are no number."""
     assert relative_dates("hoy", TODAY) == {TODAY}
     assert relative_dates("hoje e ontem", TODAY) == {TODAY, dt.date(2024, 3, 9)}
     assert relative_dates("yesterday", TODAY) == {dt.date(2024, 3, 9)}
@@ -166,6 +198,10 @@ def test_relative_and_written_dates_are_read() -> None:
     assert relative_dates("há dois dias", TODAY) == {dt.date(2024, 3, 8)}
     assert relative_dates("3 days ago", TODAY) == {dt.date(2024, 3, 7)}
     assert relative_dates("the other day", TODAY) == set()
+    assert relative_dates("há uma semana", TODAY) == {dt.date(2024, 3, 3)}
+    assert relative_dates("el lunes pasado", TODAY) == {dt.date(2024, 3, 4)}
+    assert relative_dates("na sexta-feira", TODAY) == {dt.date(2024, 3, 8)}
+    assert relative_dates("last Sunday", TODAY) == {dt.date(2024, 3, 3)}  # TODAY is a Sunday
     assert absolute_dates("el 2024-03-01", TODAY) == {dt.date(2024, 3, 1)}
     assert dt.date(2023, 11, 30) in absolute_dates("el 30/11", TODAY)
     assert absolute_dates("30 de noviembre de 2023", TODAY) == {dt.date(2023, 11, 30)}

@@ -10,8 +10,9 @@ Before the handler runs, the executor reads the conversation's user messages (th
 declared value into one of three:
 
 * **said**: the number is written there with the declared unit or with none ("77,4 kg",
-  "77.4", "setenta y siete"), or the date is given (an ISO date, "30/11", "30 de noviembre",
-  "hoy", "ayer", "hace 3 días"). The call runs as before.
+  "77.4", "setenta y siete", "setenta y siete coma cuatro"), or the date is given (an ISO
+  date, "30/11", "30 de noviembre", "hoy", "ayer", "hace 3 días", "el lunes pasado"). The call
+  runs as before.
 * **derived**: the value is arithmetic on what was said: a unit conversion ("170 lb" for
   ``weight_kg`` 77.1), a product or a sum ("2x150 g" for 300 g). The call waits for the
   person's confirmation, through the same approvals as ``confirm=True``.
@@ -165,7 +166,7 @@ _WORD_NUMBERS: Final[dict[str, int]] = {
     "veintitres": 23, "veinticuatro": 24, "veinticinco": 25, "veintiseis": 26,
     "veintisiete": 27, "veintiocho": 28, "veintinueve": 29,
     # pt
-    "um": 1, "dois": 2, "duas": 2, "quatro": 4, "sete": 7, "oito": 8, "nove": 9,
+    "um": 1, "uma": 1, "dois": 2, "duas": 2, "quatro": 4, "sete": 7, "oito": 8, "nove": 9,
     "dez": 10, "onze": 11, "doze": 12, "treze": 13, "quatorze": 14, "quinze": 15,
     "dezesseis": 16, "dezasseis": 16, "dezessete": 17, "dezassete": 17, "dezoito": 18,
     "dezenove": 19, "dezanove": 19, "vinte": 20,
@@ -182,7 +183,20 @@ _TENS: Final[dict[str, int]] = {
     "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
     "ninety": 90, "vinte": 20, "twenty": 20,
 }  # fmt: skip
-_HUNDRED: Final = frozenset({"cien", "ciento", "cem", "cento", "hundred"})
+_HUNDREDS: Final[dict[str, int]] = {
+    "cien": 100, "ciento": 100, "cem": 100, "cento": 100, "hundred": 100,
+    "doscientos": 200, "doscientas": 200, "trescientos": 300, "trescientas": 300,
+    "cuatrocientos": 400, "cuatrocientas": 400, "quinientos": 500, "quinientas": 500,
+    "seiscientos": 600, "seiscientas": 600, "setecientos": 700, "setecientas": 700,
+    "ochocientos": 800, "ochocientas": 800, "novecientos": 900, "novecientas": 900,
+    "duzentos": 200, "duzentas": 200, "trezentos": 300, "trezentas": 300,
+    "quatrocentos": 400, "quatrocentas": 400, "quinhentos": 500, "quinhentas": 500,
+    "seiscentos": 600, "seiscentas": 600, "setecentos": 700, "setecentas": 700,
+    "oitocentos": 800, "oitocentas": 800, "novecentos": 900, "novecentas": 900,
+}  # fmt: skip
+_POINT: Final = frozenset({"coma", "punto", "virgula", "ponto", "point"})
+_ONE_DIGIT_POINT: Final = frozenset({"con"})
+_HALF: Final = (("y", "medio"), ("y", "media"), ("e", "meio"), ("e", "meia"), ("and", "a", "half"))
 _AND: Final = frozenset({"y", "e", "and"})
 _MINUS: Final = "-\u2212"
 _TOKEN: Final = re.compile(r"[-\u2212]?[0-9]+(?:[.,][0-9]+)*|[a-z]+")
@@ -217,8 +231,8 @@ def _word_number(tokens: Sequence[re.Match[str]], start: int) -> tuple[int, int]
         return tokens[at][0] if at < len(tokens) else ""
 
     at, total = start, 0
-    if word(at) in _HUNDRED:
-        total, at = 100, at + 1
+    if word(at) in _HUNDREDS:
+        total, at = _HUNDREDS[word(at)], at + 1
     elif word(at) in _WORD_NUMBERS and word(at + 1) == "hundred":
         total, at = 100 * _WORD_NUMBERS[word(at)], at + 2
     if total and word(at) in _AND and (word(at + 1) in _TENS or word(at + 1) in _WORD_NUMBERS):
@@ -232,6 +246,35 @@ def _word_number(tokens: Sequence[re.Match[str]], start: int) -> tuple[int, int]
     if word(at) in _WORD_NUMBERS:
         return total + _WORD_NUMBERS[word(at)], at + 1 - start
     return (total, at - start) if total else None
+
+
+def _decimals(tokens: Sequence[re.Match[str]], at: int) -> tuple[str, int] | None:
+    """The decimal part written in words after a number, and how many tokens it took: "coma
+    cuatro", "vírgula quatro", "point two five" (digits, or one number under a hundred: "punto
+    veinticinco"), "con cuatro" (one digit), "y medio", "e meio", "and a half" (5)."""
+
+    def word(i: int) -> str:
+        return tokens[i][0] if i < len(tokens) else ""
+
+    for half in _HALF:
+        if all(word(at + k) == part for k, part in enumerate(half)):
+            return "5", len(half)
+    marker = word(at)
+    if marker not in _POINT and marker not in _ONE_DIGIT_POINT:
+        return None
+    digits, i = "", at + 1
+    while _WORD_NUMBERS.get(word(i), 10) < 10:
+        digits, i = digits + str(_WORD_NUMBERS[word(i)]), i + 1
+        if marker in _ONE_DIGIT_POINT:
+            break
+    if digits:
+        return digits, i - at
+    if marker in _ONE_DIGIT_POINT:
+        return None
+    whole = _word_number(tokens, at + 1)
+    if whole is None or whole[0] >= 100:
+        return None
+    return str(whole[0]), whole[1] + 1
 
 
 def _folded_with_origins(text: str) -> tuple[str, list[int]]:
@@ -265,7 +308,11 @@ def quantities(text: str, message: int = 0) -> list[Quantity]:
                 index += 1
                 continue
             number, used = worded
-            value, end = Decimal(number), tokens[index + used - 1].end()
+            fraction = _decimals(tokens, index + used)
+            if fraction is not None:
+                used += fraction[1]
+            value = Decimal(f"{number}.{fraction[0]}" if fraction else number)
+            end = tokens[index + used - 1].end()
         index += used
         if value is None:
             continue
@@ -326,6 +373,14 @@ _RELATIVE: Final[tuple[tuple[re.Pattern[str], int], ...]] = (
     (re.compile(r"\b(?:hoy|hoje|today|tonight|esta manana|this morning)\b"), 0),
     (re.compile(r"\b(?:ayer|ontem|yesterday|anoche|last night)\b"), -1),
     (re.compile(r"\b(?:tomorrow|amanha)\b|(?<!la )(?<!esta )(?<!pasado )\bmanana\b"), 1),
+)
+_WEEKDAYS: Final = re.compile(
+    r"\b(?:(lunes|segunda-feira|segunda feira|segunda|monday)"
+    r"|(martes|terca-feira|terca feira|terca|tuesday)"
+    r"|(miercoles|quarta-feira|quarta feira|quarta|wednesday)"
+    r"|(jueves|quinta-feira|quinta feira|quinta|thursday)"
+    r"|(viernes|sexta-feira|sexta feira|sexta|friday)"
+    r"|(sabado|saturday)|(domingo|sunday))\b"
 )
 _AGO: Final = re.compile(
     r"\b(?:hace|ha)\s+([0-9]+|[a-z]+)\s+(dias?|semanas?)\b"
@@ -389,7 +444,8 @@ def absolute_dates(text: str, today: dt.date | None) -> set[dt.date]:
 
 def relative_dates(text: str, today: dt.date) -> set[dt.date]:
     """The days ``text`` names from ``today``: hoy/hoje/today, ayer/ontem/yesterday,
-    anteayer/anteontem, mañana/amanhã/tomorrow, "hace 3 días", "há 2 semanas", "3 days ago"."""
+    anteayer/anteontem, mañana/amanhã/tomorrow, "hace 3 días", "há 2 semanas", "3 days ago",
+    and a weekday ("el lunes pasado", "na sexta", "last Friday": the last one before today)."""
     folded = fold(text)
     offsets = {offset for pattern, offset in _RELATIVE if pattern.search(folded)}
     for m in _AGO.finditer(folded):
@@ -399,6 +455,9 @@ def relative_dates(text: str, today: dt.date) -> set[dt.date]:
             count = 1
         if count is not None:
             offsets.add(-count * (7 if unit.startswith(("sem", "week")) else 1))
+    for m in _WEEKDAYS.finditer(folded):
+        weekday = next(n for n in range(7) if m[n + 1])
+        offsets.add(-((today.weekday() - weekday) % 7 or 7))
     days: set[dt.date] = set()
     for offset in offsets:
         try:

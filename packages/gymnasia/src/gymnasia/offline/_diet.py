@@ -102,6 +102,9 @@ def _read(s: Sentence) -> ReadMeals | Unclear:
 
 
 def _add(s: Sentence) -> AddFood | Unclear:
+    several = _several(s)
+    if several is not None:
+        return several
     grams = _grams(s)
     if isinstance(grams, Unclear):
         return grams
@@ -118,6 +121,40 @@ def _add(s: Sentence) -> AddFood | Unclear:
     if isinstance(date, Unclear):
         return date
     return AddFood(date, meal, query, amount)
+
+
+def _several(s: Sentence) -> AddFood | Unclear | None:
+    """Several foods, each right after its own grams ("150 g de lentejas cocidas y 100 g de
+    arroz integral"): each is logged in the one meal and date. Only when every number is such
+    an amount followed by a food's words; None otherwise (one food, or what ``_grams`` asks)."""
+    weighed = [q for q in s.quantities if q.unit in _GRAMS]
+    if len(weighed) < 2 or len(weighed) != len(s.quantities):
+        return None
+    foods: list[tuple[str, float]] = []
+    spans: set[int] = set()
+    for quantity in weighed:
+        problem = number_problem(quantity)
+        if problem is not None:
+            return Unclear("add_food", problem, quantity.text)
+        assert quantity.number.value is not None
+        amount = float(round(quantity.number.value * _GRAMS[quantity.unit or "g"], 2))
+        low, high = AMOUNT_LIMITS["grams"]
+        if not low <= amount <= high:
+            return Unclear("add_food", "out_of_range", quantity.text, "grams")
+        span = _span_after(s, quantity)
+        words = _trim([s.items[i].token.text for i in span if isinstance(s.items[i].token, Word)])
+        if not words:
+            return None
+        foods.append((" ".join(words), amount))
+        spans.update(span)
+    meal = _meal(s, spans)
+    if isinstance(meal, Unclear):
+        return meal
+    date = one_write_date(s, "add_food")
+    if isinstance(date, Unclear):
+        return date
+    (query, amount), *more = foods
+    return AddFood(date, meal, query, amount, tuple(more))
 
 
 def _grams(s: Sentence) -> tuple[float, Quantity] | Unclear:
@@ -160,9 +197,8 @@ def _stops(s: Sentence, index: int) -> bool:
     )
 
 
-def _food_span(s: Sentence, quantity: Quantity) -> list[int]:
-    """The items naming the food: after the amount ("150 g de arroz blanco a la comida"), or
-    between the verb and the amount ("añade arroz blanco, 150 g, a la comida")."""
+def _span_after(s: Sentence, quantity: Quantity) -> list[int]:
+    """The items after the amount up to the next number, meal, date or verb."""
     at = quantity.end
     while at < len(s.items) and s.items[at].norm in _GLUE:
         at += 1
@@ -170,6 +206,13 @@ def _food_span(s: Sentence, quantity: Quantity) -> list[int]:
     while at < len(s.items) and not _stops(s, at):
         span.append(at)
         at += 1
+    return span
+
+
+def _food_span(s: Sentence, quantity: Quantity) -> list[int]:
+    """The items naming the food: after the amount ("150 g de arroz blanco a la comida"), or
+    between the verb and the amount ("añade arroz blanco, 150 g, a la comida")."""
+    span = _span_after(s, quantity)
     if any(isinstance(s.items[i].token, Word) for i in span):
         return span
     verbs = [v.index for v in s.verbs if v.index < quantity.index]

@@ -140,6 +140,13 @@ class SaveMeasurement:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadGoals:
+    """Read the user's goals (one per measure)."""
+
+    kind: Literal["read_goals"] = "read_goals"
+
+
+@dataclass(frozen=True, slots=True)
 class SaveGoal:
     """Save the goal of one measure (tool units), by a date after today or with none."""
 
@@ -212,13 +219,20 @@ class ReadMeals:
 
 @dataclass(frozen=True, slots=True)
 class AddFood:
-    """Log grams of a food (found by ``query`` in the food table) in a meal of a date."""
+    """Log grams of a food (found by ``query`` in the food table) in a meal of a date, and
+    of each food in ``more`` (its query and grams: "150 g de lentejas y 100 g de arroz")."""
 
     date: dt.date
     meal: str
     query: str
     grams: float
+    more: tuple[tuple[str, float], ...] = ()
     kind: Literal["add_food"] = "add_food"
+
+    @property
+    def foods(self) -> tuple[tuple[str, float], ...]:
+        """Every food to log, in the order said: its query and grams."""
+        return ((self.query, self.grams), *self.more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +284,7 @@ Intent = (
     | ListMeasurements
     | SaveMeasurement
     | SaveGoal
+    | ReadGoals
     | DeleteMeasurement
     | SaveNote
     | ReadNote

@@ -25,6 +25,7 @@ from ._intents import (
     Intent,
     ListMeasurements,
     Problem,
+    ReadGoals,
     ReadMeasurement,
     SaveGoal,
     SaveMeasurement,
@@ -54,9 +55,11 @@ _STOP: Final = ",;"
 def parse_measurements(s: Sentence) -> Intent | Unclear | None:
     """A measurement intent, if the message is about measurements."""
     measured = any(q.unit in _MEASURING_UNITS for q in s.quantities)
+    plain, negated = s.actions(), s.actions(negated=True)
+    if _reads_goals(s, plain, negated):
+        return ReadGoals()
     if not (s.has("field") or s.has("noun", "measurement") or measured):
         return None
-    plain, negated = s.actions(), s.actions(negated=True)
     conditional = {v.action for v in s.verbs if v.conditional and not v.negated}
     if "save" in plain and plain & {"read", "list", "delete"}:
         return Unclear("several", "mixed")
@@ -137,6 +140,14 @@ def _save(s: Sentence) -> SaveMeasurement | Unclear:
         return Unclear("save_measurement", "value_missing", field=missing[0])
     ordered = tuple((f, values[f]) for f in FIELDS if f in values)
     return SaveMeasurement(date, ordered, tuple(written.items()))
+
+
+def _reads_goals(s: Sentence, plain: set[str], negated: set[str]) -> bool:
+    """A look-up of the goals: a goal word, no value or date, and a read, a list or a question
+    ("Muéstrame mis objetivos", "¿Cuál es mi meta de peso?", "Show me my goals")."""
+    if not s.has("goal") or s.quantities or s.dates or negated or "save" in plain:
+        return False
+    return bool(plain & {"read", "list"}) or s.is_question()
 
 
 def _goal(s: Sentence) -> SaveGoal | Unclear | None:

@@ -5,9 +5,10 @@ A run of number words becomes a number only when it is well formed in its langua
 before units, "y"/"e"/"and" where the language puts it); a lone "un", "una", "um", "uma" or
 "one" stays a word (it is an article far more often than a count). A decimal part follows
 "coma", "punto", "vírgula", "ponto" or "point" as digits ("point two five"), or "con" as one
-digit ("setenta y siete con cuatro"), so "diez con sesenta kilos" is not 10.6. A run next to
-a number word it could not take ("setenta siete", "hundred and fifty" without its "a") is
-malformed: the parser asks rather than read a part of it.
+digit ("setenta y siete con cuatro"), so "diez con sesenta kilos" is not 10.6; "y medio", "e
+meio" or "and a half" is .5. A run next to a number word it could not take ("setenta siete",
+"hundred and fifty" without its "a") is malformed: the parser asks rather than read a part of
+it.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ _POINT: Final = {
     "en": frozenset({"point"}),
 }
 _ONE_DIGIT_POINT: Final = {"es": frozenset({"con"}), "pt": frozenset(), "en": frozenset()}
+_HALF: Final = {
+    "es": (("y", "medio"), ("y", "media")),
+    "pt": (("e", "meio"), ("e", "meia")),
+    "en": (("and", "a", "half"),),
+}
+"""A half after a number in words: "setenta y seis y medio" is 76.5."""
 _ARTICLE_ONES: Final = frozenset({"un", "una", "um", "uma", "one"})
 
 
@@ -212,12 +219,23 @@ def _read(tokens: Sequence[Token], at: int, lang: str) -> tuple[int, Decimal] | 
         return None
     end, value, words = whole
     lone = words == 1 and (_parts(tokens[at]) or [""])[0] in _ARTICLE_ONES
-    fraction = _fraction(tokens, end, lang)
+    fraction = _fraction(tokens, end, lang) or _half(tokens, end, lang)
     if fraction is not None:
         return fraction[0], Decimal(f"{value}.{fraction[1]}")
     if lone:
         return None
     return end, Decimal(value)
+
+
+def _half(tokens: Sequence[Token], at: int, lang: str) -> tuple[int, str] | None:
+    """ "y medio", "e meio", "and a half" right after a number: where it ends, and "5"."""
+    for words in _HALF[lang]:
+        end = at + len(words)
+        if end <= len(tokens) and all(
+            _parts(tokens[at + k]) == [word] for k, word in enumerate(words)
+        ):
+            return end, "5"
+    return None
 
 
 def _fraction(tokens: Sequence[Token], at: int, lang: str) -> tuple[int, str] | None:

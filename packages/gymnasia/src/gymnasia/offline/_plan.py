@@ -22,6 +22,7 @@ from ._intents import (
     Intent,
     ListMeasurements,
     ListNotes,
+    ReadGoals,
     ReadMeals,
     ReadMeasurement,
     ReadNote,
@@ -75,6 +76,8 @@ def plan(intent: Intent, results: Results, say: Replies) -> Step:
                 arguments["by_date"] = intent.by_date.isoformat()
             return _one("save_goal", arguments)
         return Say(say.goal_saved(results[-1][1]))
+    if isinstance(intent, ReadGoals):
+        return _one("read_goals", {}) if not results else Say(say.goals(results[-1][1]))
     if isinstance(intent, SaveNote | ReadNote | ListNotes | DeleteNote | SuggestFeature):
         return _memory(intent, results, say)
     return _diet_and_training(intent, results, say)
@@ -223,18 +226,28 @@ def _diet_and_training(
 
 
 def _add_food(intent: AddFood, results: Results, say: Replies) -> Step:
-    if not results:
-        return _one("search_foods", {"query": intent.query})
-    if len(results) > 1:
-        return Say(say.food_added(intent.grams, results[-1][1]))
-    picked = pick(results[0][1], intent.query, "foods", say)
+    """Each food in turn: search it, then log it (a search that finds no single food, or a
+    log that fails, ends the turn saying so, after what was logged before it)."""
+    foods = intent.foods
+    done = [
+        say.food_added(grams, results[2 * k + 1][1])
+        for k, (_, grams) in enumerate(foods)
+        if 2 * k + 1 < len(results)
+    ]
+    logged = len(results) % 2 == 0 and bool(results)  # the last call was a log
+    if logged and (len(results) == 2 * len(foods) or isinstance(results[-1][1], ToolError)):
+        return Say(" ".join(done))
+    query, grams = foods[len(results) // 2]
+    if len(results) % 2 == 0:
+        return _one("search_foods", {"query": query})
+    picked = pick(results[-1][1], query, "foods", say)
     if isinstance(picked, Say):
-        return picked
+        return Say(" ".join([*done, picked.text]))
     arguments = {
         "date": intent.date.isoformat(),
         "meal": intent.meal,
         "food_id": picked,
-        "grams": intent.grams,
+        "grams": grams,
     }
     return _one("add_meal_food", arguments)
 

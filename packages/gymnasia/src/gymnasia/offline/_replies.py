@@ -180,6 +180,15 @@ class Replies:
             return self.t("save_failed", why=self.why(outcome))
         return self.t("goal_saved", goal=describe_goal(outcome.data, self.lang))
 
+    def goals(self, outcome: Outcome) -> str:
+        """The goals read, each as saved ("objetivo de peso: 74 kg (para el 2024-06-01)")."""
+        if isinstance(outcome, ToolError):
+            return self.t("tool_trouble", why=self.why(outcome))
+        goals = [describe_goal(goal, self.lang) for goal in outcome.data.get("goals") or []]
+        if not any(goals):
+            return self.t("goals_empty")
+        return f"{self.t('goals_header')}: {'; '.join(g for g in goals if g)}."
+
     def deleted(self, date: str, fields: Sequence[str], outcome: Outcome) -> str:
         """A measurement deletion's outcome (the whole record, or the fields named)."""
         if isinstance(outcome, ToolError):

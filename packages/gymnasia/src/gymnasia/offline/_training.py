@@ -29,11 +29,21 @@ _LOAD: Final = {"kg": Decimal(1), "lb": Decimal("0.45359237")}
 _REST: Final = {"s": 1, "min": 60}
 _NAME_END: Final = frozenset({"de", "para", "for", "of", "(", ",", "-", "\u2013"})
 _QUOTES: Final = "«»\"“”'()"
+_PAIRS: Final = frozenset({"mancuernas", "halteres", "dumbbells", "kettlebells", "pesas"})
+"""Weights that come in pairs: a load written on them ("mancuernas de 12 kg", "12 kg
+dumbbells") is each one's, not the series' total."""
+
+
+def _a_note(s: Sentence) -> bool:
+    """Whether the message names a note before its first colon ("Guarda la nota horario:
+    treino segunda..."): what follows is the note's text, not a routine or an exercise."""
+    colon = next((i for i in range(len(s.items)) if s.mark_at(i, ":")), None)
+    return colon is not None and any(i < colon for i in s.where("noun", "note"))
 
 
 def parse_exercises(s: Sentence) -> Intent | Unclear | None:
     """Search the exercise table by words, muscle group and equipment."""
-    if not s.has("noun", "exercise") or s.has("noun", "routine"):
+    if not s.has("noun", "exercise") or s.has("noun", "routine") or _a_note(s):
         return None
     arguments: dict[str, str] = {}
     muscle = s.values("muscle")
@@ -84,7 +94,7 @@ _SEARCH_WORDS: Final = frozenset(
 
 def parse_routines(s: Sentence) -> Intent | Unclear | None:
     """List the user's routines, or create one."""
-    if not s.has("noun", "routine"):
+    if not s.has("noun", "routine") or _a_note(s):
         return None
     plain = s.actions()
     if "delete" in plain:
@@ -207,7 +217,8 @@ def _series_at(s: Sentence, start: int, end: int) -> tuple[int, int] | None:
 
 def _unmodelled(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> Unclear | None:
     """What the step does not model is asked, never stored as a plain total: a load per side,
-    arm or dumbbell, plus or without the bar, and any number it does not read ("2x15 kg")."""
+    arm or dumbbell, plus or without the bar, any number it does not read ("2x15 kg"), and a
+    load written on a pair of weights ("mancuernas de 12 kg")."""
     if any(
         s.items[i].means("qualifier", "side") or s.items[i].means("qualifier", "bar")
         for i in range(start, end)
@@ -217,7 +228,19 @@ def _unmodelled(s: Sentence, start: int, end: int, quantities: list[Quantity]) -
     extra = next((q.text for q in quantities if q.index not in used), None)
     if extra is not None:
         return Unclear("create_routine", "number_extra", extra)
+    if any(_on_a_pair(s, start, end, q) for q in quantities if q.unit in _LOAD):
+        return Unclear("create_routine", "load_qualified", s.raw(start, end))
     return None
+
+
+def _on_a_pair(s: Sentence, start: int, end: int, load: Quantity) -> bool:
+    """Whether ``load`` is written on a pair of weights: right after it ("12 kg dumbbells")
+    or right before it, joined by "de"/"of" ("mancuernas de 12 kg", "dumbbells of 12 kg")."""
+    after = load.end if load.end < end else None
+    if after is not None and s.items[after].norm in _PAIRS:
+        return True
+    joint, pair = load.index - 1, load.index - 2
+    return pair >= start and s.items[joint].norm in {"de", "of"} and s.items[pair].norm in _PAIRS
 
 
 def _used(s: Sentence, start: int, end: int, quantities: list[Quantity]) -> set[int]:

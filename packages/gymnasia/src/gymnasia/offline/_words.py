@@ -45,7 +45,8 @@ ConceptKind = Literal[
     "other",  # not the user's own measure: a lift, another person, a pet, an object, a purchase
     "if",  # a condition: si, se, if, unless (a fallback "si no ..." is ``cond``)
     "qualifier",  # what changes an amount the parser does not model: "multiple", "part",
-    # "side" (a load per side, arm or dumbbell), "bar" (plus or without the bar)
+    # "side" (a load per side, arm or dumbbell), "bar" (plus or without the bar; a load
+    # "including the bar" is the total, as stored)
     "weekday",  # "0" Monday .. "6" Sunday
 ]
 Concept = tuple[ConceptKind, str]
@@ -101,6 +102,8 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
         (
             "comer|comi|comido|comiste|comimos|ate|eat|eaten|had|tome|tomei|bebi|desayune"
             "|cene|jantei|almocei|merende|desayunado|cenado|almorzado|merendado|jantado|almocado"
+            "|comio|ceno|almorzo|merendo|bebio|comeu|jantou|almocou|lanchou|tomou"
+            "|bebeu|drank"
         ),
     ),
     (
@@ -231,8 +234,7 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
             "|sin contar la barra|sem contar a barra|not counting the bar|without the bar"
             "|sin la barra|sem a barra|excluding the bar|bar not included|barra aparte"
             "|sin barra|sem barra|not including the bar|aparte de la barra|alem da barra"
-            "|ademas de la barra|on top of the bar|con la barra incluida|barra incluida"
-            "|com a barra incluida|barra incluida|bar included|including the bar"
+            "|ademas de la barra|on top of the bar"
         ),
     ),
     (
@@ -262,7 +264,7 @@ _LEXICON: Final[tuple[tuple[ConceptKind, str, str], ...]] = (
         "weight_kg",
         (
             "peso|pesos|pese|pesei|pesaba|pesava|pesado|weight|weights|weigh|weighed|body weight"
-            "|peso corporal"
+            "|peso corporal|bascula|balanca|scale|the scale"
         ),
     ),
     (
@@ -607,6 +609,9 @@ _NOT_NEGATIONS: Final[dict[str, frozenset[str]]] = {"pt": frozenset({"no"})}
 ("no jantar", in the dinner)."""
 _ENGLISH_ONLY: Final = frozenset({"son", "sons", "us", "we", "sat", "sun", "mon", "wed"})
 """Words that mean something only in English: Spanish "son" is "they are"."""
+_ENGLISH_VERBS: Final = frozenset({"ate"})
+"""Words that are a verb only in English: Portuguese "até" (until) folds to "ate" and keeps
+its other meanings ("até 100 kcal", "até 1 de junho")."""
 
 
 def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Item]:
@@ -625,11 +630,19 @@ def tag(text: str, tokens: Sequence[Token], lang: str | None = None) -> list[Ite
             concepts = frozenset(c for c in concepts if c[0] != "neg")
         if size == 1 and lang not in {None, "en"} and _key(tokens[at]) in _ENGLISH_ONLY:
             concepts = frozenset()
+        if size == 1 and _key(tokens[at]) in _ENGLISH_VERBS and not _english(tokens[at], lang):
+            concepts = frozenset(c for c in concepts if c[0] != "verb")
         if size == 1 and tokens[at].text.casefold() == "s\u00ed":  # "sí" (yes) is no "si" (if)
             concepts = frozenset(c for c in concepts if c[0] != "if")
         items.append(Item(_merge(text, tokens[at : at + size]), concepts))
         at += size
     return items
+
+
+def _english(token: Token, lang: str | None) -> bool:
+    """Whether ``token`` may be an English word: the message is in English (or its language is
+    not known) and the word is written without accents ("até" is Portuguese)."""
+    return lang in {None, "en"} and token.text.isascii()
 
 
 def _folded_words(text: str) -> frozenset[str]:
