@@ -29,10 +29,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ._exceptions import ConversationBusyError
+from ._frozen import quick_init
 from ._ledger import DEFAULT_USER
 from ._messages import AssistantMessage, HarnessMessage, Message
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Lease:
     """A conversation held by one writer; ``fence`` grows with every new holder.
@@ -45,6 +47,7 @@ class Lease:
     orphaned: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ModelRef:
     """Which model a turn runs on (never its key), so a resumed turn continues on it."""
