@@ -30,7 +30,7 @@ def quick_init(cls: type[T]) -> type[T]:
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
-    for f in fields(cls):
+    for f in fields(cls):  # type: ignore[arg-type]
         name = f.name
         namespace[f"_set_{name}"] = cls.__dict__[name].__set__  # the slot's descriptor
         has_default = f.default is not MISSING
@@ -63,5 +63,5 @@ def quick_init(cls: type[T]) -> type[T]:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[misc]
+    cls.__init__ = init  # type: ignore[method-assign]
     return cls

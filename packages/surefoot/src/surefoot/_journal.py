@@ -140,7 +140,7 @@ class Journal(Protocol):
         ...
 
 
-@dataclass
+@dataclass(slots=True)
 class _Conversation:
     messages: list[Message]
     owner: str | None = None
@@ -264,7 +264,7 @@ class MemoryJournal:
 
     def release(self, lease: Lease) -> None:
         found = self._conversations.get(lease.conversation_id)
-        if found is not None and (found.owner, found.fence) == (lease.owner, lease.fence):
+        if found is not None and found.owner == lease.owner and found.fence == lease.fence:
             found.owner, found.lease_until = None, 0.0
             if self.limit is not None and len(self._conversations) > self.limit:
                 self._evict()

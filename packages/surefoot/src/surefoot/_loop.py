@@ -440,7 +440,9 @@ def _user_words(
 ) -> tuple[tuple[str, ...], tuple[dt.date | None, ...]]:
     """What the person wrote in ``messages`` (and ``said`` now, today), and the day each was
     said where the journal has it."""
-    users = [m for m in messages if isinstance(m, UserMessage)] if messages else []
+    if not messages:  # a new conversation
+        return ((said,), (today,)) if said is not None else ((), ())
+    users = [m for m in messages if isinstance(m, UserMessage)]
     texts = [m.text for m in users]
     days = [m.said_on for m in users]
     if said is not None:
@@ -497,10 +499,15 @@ def _check_model(journal: Journal, conversation_id: str, current: ModelRef) -> N
 
 def _ref_of(model: Model, kept: ModelRef | None) -> ModelRef:
     """``model``'s reference: ``kept`` while it names the same model (it is immutable)."""
-    named = (model.provider, model.model_name, getattr(model, "base_url", None))
-    if kept is not None and (kept.provider, kept.model, kept.base_url) == named:
+    provider, name, url = model.provider, model.model_name, getattr(model, "base_url", None)
+    if (
+        kept is not None
+        and kept.provider == provider
+        and kept.model == name
+        and kept.base_url == url
+    ):
         return kept
-    return ModelRef(*named)
+    return ModelRef(provider, name, url)
 
 
 def _holding(
