@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import ToolContext
 from ._diagnostics import DiagnosticsSink, MemoryDiagnostics, Redactor, diagnostic_from
+from ._frozen import quick_init
 from ._grounding import Derived, check, refusal
 from ._heartbeat import HEARTBEAT
 from ._ledger import Ledger, LedgerEntry, MemoryLedger, canonical_json, fingerprint, supplied_key
@@ -96,6 +97,7 @@ class _Refused:
     details: tuple[Detail, ...] | None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call that waits for a person's decision, bound to its exact identity."""
@@ -110,6 +112,7 @@ class PendingCall:
     """What a ``Confirm`` policy asks the person (None: the harness's own words)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class BatchResult:
     """The records of a batch; ``pending`` is the call waiting for a person, if any."""

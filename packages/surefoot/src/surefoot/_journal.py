@@ -29,10 +29,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ._exceptions import ConversationBusyError
+from ._frozen import quick_init
 from ._ledger import DEFAULT_USER
 from ._messages import AssistantMessage, HarnessMessage, Message
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Lease:
     """A conversation held by one writer; ``fence`` grows with every new holder.
@@ -45,6 +47,7 @@ class Lease:
     orphaned: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ModelRef:
     """Which model a turn runs on (never its key), so a resumed turn continues on it."""
@@ -137,7 +140,7 @@ class Journal(Protocol):
         ...
 
 
-@dataclass
+@dataclass(slots=True)
 class _Conversation:
     messages: list[Message]
     owner: str | None = None
@@ -261,7 +264,7 @@ class MemoryJournal:
 
     def release(self, lease: Lease) -> None:
         found = self._conversations.get(lease.conversation_id)
-        if found is not None and (found.owner, found.fence) == (lease.owner, lease.fence):
+        if found is not None and found.owner == lease.owner and found.fence == lease.fence:
             found.owner, found.lease_until = None, 0.0
             if self.limit is not None and len(self._conversations) > self.limit:
                 self._evict()

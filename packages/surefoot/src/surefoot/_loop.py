@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -185,7 +186,7 @@ class Agent:
         self.specs = tools.specs()
         self.offer = offer
         self.max_tokens_per_turn = max_tokens_per_turn
-        self.today: Callable[[], dt.date] = today if today is not None else dt.date.today
+        self.today: Callable[[], dt.date] = today if today is not None else local_today
         self.replies = Replies(
             tools,
             lang=lang,
@@ -414,14 +415,12 @@ class Agent:
         # a new conversation: nobody decided anything in it yet
         decisions = self._decisions(conversation_id, user_turn) if messages else {}
         texts, days = _user_words(messages, said, today)
-        state = TurnState(
-            conversation_id,
-            user_turn,
-            lang=self.lang,
-            decisions=decisions,
-            user_texts=texts,
-            said_on=days,
-            today=today,
+        state = TurnState(conversation_id, user_turn, self.lang)  # by position: no keywords
+        state.decisions, state.user_texts, state.said_on, state.today = (
+            decisions,
+            texts,
+            days,
+            today,
         )
         return Turn(conversation_id, lease, messages, state, on_event)
 
@@ -449,7 +448,9 @@ def _user_words(
 ) -> tuple[tuple[str, ...], tuple[dt.date | None, ...]]:
     """What the person wrote in ``messages`` (and ``said`` now, today), and the day each was
     said where the journal has it."""
-    users = [m for m in messages if isinstance(m, UserMessage)] if messages else []
+    if not messages:  # a new conversation
+        return ((said,), (today,)) if said is not None else ((), ())
+    users = [m for m in messages if isinstance(m, UserMessage)]
     texts = [m.text for m in users]
     days = [m.said_on for m in users]
     if said is not None:
@@ -484,6 +485,29 @@ def _bound_together(journal: Journal, ledger: Ledger) -> None:
         journal.retain, journal.on_evict = ledger.unsettled, ledger.forget
 
 
+_DAY: tuple[float, float, dt.date, object] = (0.0, 0.0, dt.date.min, None)
+"""The local day last read: the span of the clock known to lie within it, the day, and the
+time zone it was read in (``time.tzname``, a new tuple after every ``time.tzset()``)."""
+
+
+def local_today() -> dt.date:
+    """``date.today()``, converted from the clock again only when the clock leaves the span
+    known to lie within the day last read (from that reading to an hour before the next local
+    midnight: the hour covers a daylight saving change in between) or the time zone changes.
+    A turn reads it once; the conversion to local time costs more than the rest of it."""
+    global _DAY  # noqa: PLW0603 - one tuple, replaced whole: safe to read from any thread
+    now = time.time()
+    start, end, day, zone = _DAY
+    if start <= now < end and zone is time.tzname:
+        return day
+    zone = time.tzname
+    local = time.localtime(now)
+    day = dt.date(local.tm_year, local.tm_mon, local.tm_mday)
+    left = 82_800 - (local.tm_hour * 3600 + local.tm_min * 60 + local.tm_sec)  # to midnight - 1h
+    _DAY = (now, now + left, day, zone)
+    return day
+
+
 def new_conversation_id() -> str:
     """A fresh conversation id."""
     return "c_" + random_hex(10)
@@ -506,10 +530,15 @@ def _check_model(journal: Journal, conversation_id: str, current: ModelRef) -> N
 
 def _ref_of(model: Model, kept: ModelRef | None) -> ModelRef:
     """``model``'s reference: ``kept`` while it names the same model (it is immutable)."""
-    named = (model.provider, model.model_name, getattr(model, "base_url", None))
-    if kept is not None and (kept.provider, kept.model, kept.base_url) == named:
+    provider, name, url = model.provider, model.model_name, getattr(model, "base_url", None)
+    if (
+        kept is not None
+        and kept.provider == provider
+        and kept.model == name
+        and kept.base_url == url
+    ):
         return kept
-    return ModelRef(*named)
+    return ModelRef(provider, name, url)
 
 
 def _holding(

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._frozen import quick_init
 from ._outcome import Outcome
 
 FinishReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "pause"]
@@ -71,6 +72,7 @@ class ReasoningPart:
 AssistantPart = TextPart | ToolCall | ReasoningPart
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class UserMessage:
     """What the person said; ``said_on``: the day they said it (None: not known, as for a
@@ -111,6 +113,7 @@ class AssistantMessage:
         return calls
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """The one outcome of one call. ``key`` is the write's idempotency key (None for reads
@@ -123,6 +126,8 @@ class ToolResult:
     key: str | None = None
 
 
+@quick_init
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolResultsMessage:
     """The results of every call of the preceding assistant message, in call order."""
@@ -144,6 +149,7 @@ HarnessReason = Literal[
 ]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HarnessMessage:
     """Text the harness showed the person when it ended a turn itself."""
@@ -153,6 +159,7 @@ class HarnessMessage:
     kind: Literal["harness"] = "harness"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HarnessNote:
     """Text the harness tells the model within a turn (never the person's words, never shown

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Literal
 
+from ._frozen import quick_init
+
 ENVELOPE_KIND: Final = "tool_error"
 _CODE: Final = re.compile(r"[a-z][a-z0-9_]*")
 ENVELOPE_VERSION: Final = 1
@@ -89,6 +91,7 @@ class Detail:
         return out
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Ok:
     """A successful execution: the tool's data, always a JSON object.
@@ -106,6 +109,7 @@ class Ok:
         return False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ToolError:
     """A failed execution: a stable code, a safe message and what to do next."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ._frozen import quick_init
 from ._messages import ToolCall
 from ._outcome import Outcome
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CallRecord:
     """One call and its one outcome.
@@ -32,6 +34,7 @@ _CACHED = "cache_read_input_tokens"
 _CREATED = "cache_creation_input_tokens"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens a turn's model requests used, as the providers reported them.

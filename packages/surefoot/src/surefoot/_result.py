@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._exceptions import ProviderError
+from ._frozen import quick_init
 from ._records import CallRecord, Usage
 
 StopReason = Literal[
@@ -22,6 +23,7 @@ StopReason = Literal[
 ]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PendingConfirmation:
     """A call waiting for a person's decision. ``id`` names exactly this call (its tool,
@@ -37,6 +39,7 @@ class PendingConfirmation:
     every call; show the call itself)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TurnResult:
     """How one user turn ended.

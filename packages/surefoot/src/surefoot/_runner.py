@@ -201,31 +201,32 @@ class TurnRunner:
         if isinstance(last, HarnessMessage):
             return self._result(turn, last.text, "harness", last.reason)
         assert isinstance(last, AssistantMessage)
-        return self._completed(turn, last)
+        return self._completed(turn, last, last.text)
 
     # -- steps -------------------------------------------------------------------------------
 
     async def _answered(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
         """What the model's response leads to (None: another request)."""
-        calls = message.tool_calls
-        if not calls and _empty_text(message):
+        if message.tool_calls:
+            self.append(turn, message)
+            return await self.execute(turn, message)
+        said = message.text  # joined once: read below and in the result
+        if message.finish == "end_turn" and not said.strip():  # no text, or only blanks
             return await self._empty(turn)
         self.append(turn, message)
-        if calls:
-            return await self.execute(turn, message)
         if message.finish == "pause":
             return await self._paused(turn)
-        return await self._final(turn, message)
+        return await self._final(turn, message, said)
 
-    async def _final(self, turn: Turn, message: AssistantMessage) -> TurnResult | None:
-        """A final answer: checked against the output type, if there is one (a bad one is
-        sent back with what is wrong, within ``output_retries``)."""
+    async def _final(self, turn: Turn, message: AssistantMessage, said: str) -> TurnResult | None:
+        """A final answer (``said``: its text): checked against the output type, if there is
+        one (a bad one is sent back with what is wrong, within ``output_retries``)."""
         spec = self.agent.output
         if spec is None or _REASON_BY_FINISH.get(message.finish, "completed") != "completed":
-            return self._completed(turn, message)
-        valid, _, problems = spec.parse(message.text, self.agent.lang)
+            return self._completed(turn, message, said)
+        valid, _, problems = spec.parse(said, self.agent.lang)
         if valid:
-            return self._completed(turn, message)
+            return self._completed(turn, message, said)
         retries = self.agent.output_retries
         if turn.corrections >= retries:
             reply = self.replies.plain("invalid_output", retries=retries)
@@ -374,9 +375,9 @@ class TurnRunner:
         result = await self.stop_with(turn, (), "provider_error", self.replies.provider_failed(exc))
         return _with_error(result, exc)
 
-    def _completed(self, turn: Turn, message: AssistantMessage) -> TurnResult:
+    def _completed(self, turn: Turn, message: AssistantMessage, reply: str) -> TurnResult:
+        """The turn ends with the model's answer (``reply``: its text)."""
         reason = _REASON_BY_FINISH.get(message.finish, "completed")
-        reply = message.text
         if not reply and reason != "completed":
             reply = text(self.agent.lang, reason)
         output = None
@@ -440,15 +441,10 @@ class TurnRunner:
             await maybe
 
 
-def _empty_text(message: AssistantMessage) -> bool:
-    """An answer (without calls) with no text, or only blanks, that ended normally."""
-    return message.finish == "end_turn" and not message.text.strip()
-
-
 def _results_message(records: Sequence[CallRecord]) -> ToolResultsMessage:
     return ToolResultsMessage(
         tuple(
-            ToolResult(r.call.call_id, r.call.name, r.outcome, r.executed, r.key) for r in records
+            [ToolResult(r.call.call_id, r.call.name, r.outcome, r.executed, r.key) for r in records]
         )
     )
 
