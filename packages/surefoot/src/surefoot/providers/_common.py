@@ -28,6 +28,7 @@ per request to a local model, under py-spy).
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import collections
 import contextlib
@@ -50,11 +51,11 @@ _Client = TypeVar("_Client")
 # -- the model's options -------------------------------------------------------------------
 
 
-class SDKModel:
+class SDKModel(abc.ABC):
     """The options every adapter takes and the two ``Model`` properties.
 
-    A subclass sets ``_provider`` and adds ``request`` and ``stream``, each opening its SDK
-    client with ``client_for_request``.
+    A subclass sets ``_provider``, makes its SDK client (``_client``) and adds ``request``
+    and ``stream``, each opening its SDK client with ``client_for_request``.
     """
 
     _provider: ClassVar[str]
@@ -116,9 +117,9 @@ class SDKModel:
             finally:
                 del self._shared[loop]
 
+    @abc.abstractmethod
     def _client(self) -> Any:
         """A new SDK client (``async with`` closes it); each adapter makes its own."""
-        raise NotImplementedError
 
     def _request_client(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """The client of one request: the loop's shared one (``connections``), left open,
