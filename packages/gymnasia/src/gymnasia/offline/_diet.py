@@ -133,14 +133,9 @@ def _several(s: Sentence) -> AddFood | Unclear | None:
     foods: list[tuple[str, float]] = []
     spans: set[int] = set()
     for quantity in weighed:
-        problem = number_problem(quantity)
-        if problem is not None:
-            return Unclear("add_food", problem, quantity.text)
-        assert quantity.number.value is not None
-        amount = float(round(quantity.number.value * _GRAMS[quantity.unit or "g"], 2))
-        low, high = AMOUNT_LIMITS["grams"]
-        if not low <= amount <= high:
-            return Unclear("add_food", "out_of_range", quantity.text, "grams")
+        amount = _amount(quantity)
+        if isinstance(amount, Unclear):
+            return amount
         span = _span_after(s, quantity)
         words = _trim([s.items[i].token.text for i in span if isinstance(s.items[i].token, Word)])
         if not words:
@@ -169,6 +164,15 @@ def _grams(s: Sentence) -> tuple[float, Quantity] | Unclear:
         extra = next(q for q in quantities if q is not weighed[0])
         return Unclear("add_food", "multiplied", extra.text)
     quantity = weighed[0]
+    amount = _amount(quantity)
+    if isinstance(amount, Unclear):
+        return amount
+    return amount, quantity
+
+
+def _amount(quantity: Quantity) -> float | Unclear:
+    """The grams a weighed quantity says, or what is unclear about it (its number, its
+    range)."""
     problem = number_problem(quantity)
     if problem is not None:
         return Unclear("add_food", problem, quantity.text)
@@ -177,7 +181,7 @@ def _grams(s: Sentence) -> tuple[float, Quantity] | Unclear:
     low, high = AMOUNT_LIMITS["grams"]
     if not low <= amount <= high:
         return Unclear("add_food", "out_of_range", quantity.text, "grams")
-    return amount, quantity
+    return amount
 
 
 def _stops(s: Sentence, index: int) -> bool:
