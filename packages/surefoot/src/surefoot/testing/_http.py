@@ -106,6 +106,9 @@ class FakeHTTPServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Each header block and chunk is its own send: with Nagle's algorithm on, a chunk
+            # waits for the client's delayed ACK of the one before (some 40 ms a response).
+            disable_nagle_algorithm = True
 
             def do_GET(self) -> None:
                 outer._serve(self, "GET")
