@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from gymnasia import offer as offer_module
 from gymnasia.app import Coach, open_coach
 from gymnasia.offer import BUDGET, DOMAINS, Offer
 from surefoot import ModelRequest
@@ -205,6 +206,29 @@ def test_a_tool_called_in_this_turn_is_offered_first(coach: Coach) -> None:
     text = EVERYTHING[0]
     offered = _names(coach, (UserMessage(text), turn(searched)))
     assert {"search_exercises", "create_routine"} <= offered
+
+
+def test_each_user_message_is_read_once_however_long_the_conversation(
+    coach: Coach, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request reads the whole conversation, but a message already read is not tagged
+    again: 30 earlier turns cost one tagging each, not one per later request."""
+    tagged: list[str] = []
+    real_tag = offer_module.tag
+
+    def counting(text: str, tokens: Any) -> Any:
+        tagged.append(text)
+        return real_tag(text, tokens)
+
+    monkeypatch.setattr(offer_module, "tag", counting)
+    offer_module.mentions.cache_clear()
+    history: tuple[Message, ...] = ()
+    for number in range(30):
+        history = (*history, UserMessage(f"nota {number}: peso 80 kg"), turn("Hecho."))
+        coach.agent.offered(history)
+        coach.agent.offered(history)  # the turn's second request
+    assert sorted(tagged) == sorted(f"nota {n}: peso 80 kg" for n in range(30))
+    assert "write_measurement" in _names(coach, history)
 
 
 def test_an_actual_turn_sends_the_offered_tools(tmp_path: Path) -> None:

@@ -24,8 +24,9 @@ model reads.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -189,7 +190,7 @@ class Mentions:
 
     domains: tuple[Domain, ...] = ()
     """The domains it names, in the order it first names them."""
-    asked: dict[str, set[Change]] = field(default_factory=dict)
+    asked: Mapping[str, frozenset[Change]] = field(default_factory=dict)
     """The fixes or deletes it asks for, by domain name."""
 
     def groups(self) -> Iterator[tuple[str, ...]]:
@@ -200,8 +201,13 @@ class Mentions:
                 yield domain.changes(change)
 
 
+@functools.lru_cache(maxsize=4096)
 def mentions(text: str) -> Mentions:
-    """The domains ``text`` names, and the changes it asks for in them."""
+    """The domains ``text`` names, and the changes it asks for in them.
+
+    Every request of a turn reads every user message of the conversation again, so each
+    text's answer is kept (a process's most recent 4,096): a message is tagged once, not
+    once per request for the rest of its conversation."""
     items = tag(text, tokenize(text))
     places = {
         domain.name: [i for i, item in enumerate(items) if domain.named_by(item)]
@@ -218,7 +224,8 @@ def mentions(text: str) -> Mentions:
         target = _nearest(index, places) if change is not None else None
         if change is not None and target is not None:
             asked.setdefault(target, set()).add(change)
-    return Mentions(tuple(domain for _, domain in named), asked)
+    frozen = {name: frozenset(changes) for name, changes in asked.items()}
+    return Mentions(tuple(domain for _, domain in named), frozen)
 
 
 def _nearest(index: int, places: dict[str, list[int]]) -> str | None:
