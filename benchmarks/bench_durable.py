@@ -127,12 +127,17 @@ def run_configs(
                 assert result.stop_reason == "completed", result.reply
                 totals[config].transactions += made.transactions
                 totals[config].commits += made.commits
+                totals[config].round_trips += made.round_trips
 
     asyncio.run(run())
     return {
         c: (
             statistics.median(samples[c]),
-            Counts(totals[c].transactions // turns, totals[c].commits // turns),
+            Counts(
+                totals[c].transactions // turns,
+                totals[c].commits // turns,
+                round_trips=totals[c].round_trips // turns,
+            ),
         )
         for c in configs
     }
@@ -145,6 +150,7 @@ class Row:
     name: str
     turn_us: float
     turn_commits: int
+    turn_trips: int
     round_us: float
     round_commits: float
     round_transactions: float
@@ -164,6 +170,7 @@ def measure(backend: Backend, *, extra: int, turns: int) -> Row:
         backend.name,
         short_t * 1e6,
         short_c.commits,
+        short_c.round_trips,
         (long_t - short_t) / extra * 1e6,
         (long_c.commits - short_c.commits) / extra,
         (long_c.transactions - short_c.transactions) / extra,
@@ -199,7 +206,8 @@ def report(rows: list[Row]) -> None:
     """Print the table and the ratios against memory."""
     base = rows[0]
     print(
-        f"\n{'backend':<26} {'1-tool turn':>12} {'commits':>8} {'µs/round':>10} {'x mem':>7} "
+        f"\n{'backend':<26} {'1-tool turn':>12} {'commits':>8} {'trips':>6} {'µs/round':>10} "
+        f"{'x mem':>7} "
         f"{'commits':>8} {'txns':>6}   extra per write (µs, commits)"
     )
     for row in rows:
@@ -209,14 +217,17 @@ def report(rows: list[Row]) -> None:
         )
         ratio = row.round_us / base.round_us if base.round_us > 0 else float("nan")
         print(
-            f"{row.name:<26} {row.turn_us:10.0f}µs {row.turn_commits:8d} {row.round_us:10.1f} "
+            f"{row.name:<26} {row.turn_us:10.0f}µs {row.turn_commits:8d} {row.turn_trips:6d} "
+            f"{row.round_us:10.1f} "
             f"{ratio:7.1f} {row.round_commits:8.1f} {row.round_transactions:6.1f}   {writes}"
         )
     print(
         "\nBudget: 1 commit per tool round (the response, with the previous round's "
         "outcomes), +2 per write (claim and finalize; for an atomic write, claim and the "
         "write's own transaction); 5 per 1-tool turn. '(results apart)' rows run the same "
-        "turns with each round's outcomes in a commit of their own, as before."
+        "turns with each round's outcomes in a commit of their own, as before. 'trips': "
+        "the statements sent, with each transaction's BEGIN and COMMIT (on PostgreSQL, a "
+        "wait for the server each; each turn here starts a new conversation)."
     )
     for row in rows[1:]:
         per_commit = row.round_us / row.round_commits if row.round_commits else float("nan")

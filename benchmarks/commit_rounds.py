@@ -12,6 +12,7 @@ share (the test asserts the budget the benchmarks report).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -75,12 +76,12 @@ def rounds_model(tool: str, rounds: int, *, calls: int = 1) -> FunctionModel:
 
 @contextmanager
 def counting(counts: TransactionCounts) -> Iterator[TransactionCounts]:
-    """The transactions and commits added to ``counts`` while the block runs (filled in as
-    the block ends, also when it raises)."""
+    """What was added to ``counts`` while the block runs (filled in as the block ends, also
+    when it raises)."""
     made = TransactionCounts()
-    transactions, commits = counts.transactions, counts.commits
+    before = dataclasses.astuple(counts)
     try:
         yield made
     finally:
-        made.transactions = counts.transactions - transactions
-        made.commits = counts.commits - commits
+        for field, was in zip(dataclasses.fields(counts), before, strict=True):
+            setattr(made, field.name, getattr(counts, field.name) - was)

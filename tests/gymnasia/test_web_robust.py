@@ -153,10 +153,15 @@ def test_a_locked_database_is_a_503_in_the_pages_language(
     with TestClient(app, base_url=BASE) as client:
         holder.execute("BEGIN EXCLUSIVE")
         try:
-            read = client.get("/api/measurements?lang=pt")
-            answer = _error(read, 503, "store_locked")
+            # reads go on beside another process's write (each is one statement, and SQLite's
+            # WAL lets it read while that process writes); a write waits, then is refused
+            assert client.get("/api/measurements?lang=pt").status_code == 200
+            edit = client.post(
+                "/api/measurements/2020-01-01/edit?lang=pt", json={"weight_kg": 77.0}
+            )
+            answer = _error(edit, 503, "store_locked")
             assert "está bloqueado por outro processo" in answer["message"]
-            assert read.headers["retry-after"] == "5"
+            assert edit.headers["retry-after"] == "5"
             chat = client.post("/api/chat", json={"message": "hola", "lang": "en"})
             answer = _error(chat, 503, "store_locked")
             assert "locked by another process" in answer["message"]

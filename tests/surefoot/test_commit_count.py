@@ -38,15 +38,20 @@ def db(db_url: str) -> Iterator[Database]:
     database.close()
 
 
-def _commits(db: Database, tool: str, rounds: int, conversation: str) -> int:
-    """The commits of one turn of ``rounds`` rounds of ``tool``."""
-    agent = Agent(
+def _agent(db: Database, tool: str, rounds: int) -> Agent:
+    """An agent on ``db`` whose turns run ``rounds`` rounds of ``tool``."""
+    return Agent(
         model=rounds_model(tool, rounds),
         tools=round_tools(db),
         ledger=SqlLedger(db),
         journal=SqlJournal(db),
         lang="en",
     )
+
+
+def _commits(db: Database, tool: str, rounds: int, conversation: str) -> int:
+    """The commits of one turn of ``rounds`` rounds of ``tool``."""
+    agent = _agent(db, tool, rounds)
     with counting(db.counts) as made:
         result = asyncio.run(agent.run_turn("go", conversation_id=conversation))
     assert result.stop_reason == "completed"
@@ -70,12 +75,38 @@ def test_a_write_adds_its_claim_and_its_settlement(db: Database, tool: str) -> N
 
 
 def test_reads_are_not_counted_as_commits(db: Database) -> None:
-    """A transaction that only reads counts as a transaction, not as a commit."""
+    """A transaction that only reads counts as a transaction, not as a commit; a query that
+    only reads runs outside any transaction, and counts as a read."""
     with counting(db.counts) as made:
         db.query("SELECT 1")
         with db.transaction() as tx:
+            tx.execute(f"SELECT n FROM {TABLE}")
+        with db.transaction() as tx:
             tx.execute(f"INSERT INTO {TABLE} (key, n) VALUES (?, ?)", ("k", 1))
-    assert (made.transactions, made.commits) == (2, 1)
+    assert (made.transactions, made.commits, made.reads) == (2, 1, 1)
+
+
+def test_a_query_that_writes_is_a_transaction(db: Database) -> None:
+    """``query`` of an ``UPDATE`` commits like any write; a ``SELECT`` inside an open
+    transaction sees that transaction's own writes."""
+    with counting(db.counts) as made:
+        db.query(f"INSERT INTO {TABLE} (key, n) VALUES (?, ?)", ("q", 1))
+        with db.transaction() as tx:
+            tx.execute(f"UPDATE {TABLE} SET n = 2 WHERE key = ?", ("q",))
+            assert db.query(f"SELECT n FROM {TABLE} WHERE key = ?", ("q",)) == [(2,)]
+    assert (made.transactions, made.commits, made.reads) == (2, 2, 1)
+    assert db.query(f"SELECT n FROM {TABLE} WHERE key = ?", ("q",)) == [(2,)]
+
+
+def test_a_warm_turn_reads_without_a_transaction(db: Database) -> None:
+    """A turn on a conversation this journal has cached checks its copy with single
+    statements: every transaction of the turn is a commit that writes."""
+    agent = _agent(db, "read_item", 1)
+    asyncio.run(agent.run_turn("warm up", conversation_id="c_warm"))
+    with counting(db.counts) as made:
+        asyncio.run(agent.run_turn("again", conversation_id="c_warm"))
+    assert made.transactions == made.commits == TURN_OVERHEAD + 1
+    assert made.reads >= 1
 
 
 def test_a_rolled_back_transaction_is_not_counted(db: Database) -> None:
@@ -135,3 +166,30 @@ def _die_on_second_request(request: ModelRequest, journal: SqlJournal) -> Any:
 
     journal.append = dead  # type: ignore[method-assign]
     raise _Died
+
+
+@pytest.mark.parametrize("tool", ["write_item", "write_atomic"])
+def test_the_round_trips_of_a_warm_write_turn(db: Database, tool: str) -> None:
+    """A write turn on a conversation this journal has cached and nobody holds: the hold is
+    one statement on PostgreSQL (a transaction of three on SQLite), the cached copy is
+    checked by single statements, appends number their messages from it, and the claim
+    returns its row. The budget counts every statement and each transaction's ``BEGIN`` and
+    ``COMMIT``: a change that adds a round trip to PostgreSQL fails here."""
+    agent = _agent(db, tool, 1)
+    asyncio.run(agent.run_turn("warm up", conversation_id="c_trips"))
+    with counting(db.counts) as made:
+        asyncio.run(agent.run_turn("again", conversation_id="c_trips"))
+    trips = made.round_trips
+    budget = {
+        # the hold 1; the load's check 1; the turn's decisions 1; the person's message 5
+        # (BEGIN, the fence, the model, the message, COMMIT); the response 4; the claim 3;
+        # the settlement 1; the outcomes with the final answer 5; the release 1. An atomic
+        # write settles in its own transaction (4) and reads the ledger back (1)
+        ("postgresql", "write_item"): 22,
+        ("postgresql", "write_atomic"): 26,
+        # SQLite runs in the process, where a statement costs no wait: the hold takes its
+        # transaction (5) and the claim reads its row back (4)
+        ("sqlite", "write_item"): 27,
+        ("sqlite", "write_atomic"): 31,
+    }[db.dialect, tool]
+    assert trips <= budget, made

@@ -202,10 +202,16 @@ class TransactionCounts:
     commits a turn costs (counted in process; nothing is asked of the database)."""
 
     transactions: int = 0
-    """Transactions that ended in a commit, reads included."""
+    """Transactions that ended in a commit, those that only read included."""
     commits: int = 0
     """Of those, the ones that wrote (ran an ``INSERT``, ``UPDATE`` or ``DELETE``): the
     commits a disk flush is paid for."""
+    round_trips: int = 0
+    """Statements sent to the database, each transaction's ``BEGIN`` and ``COMMIT``
+    included: on PostgreSQL, each one a wait for the server."""
+    reads: int = 0
+    """Statements run on their own (``Database.execute``) that only read, or that changed no
+    row: no commit to pay for."""
 
 
 class Tx:
@@ -217,6 +223,7 @@ class Tx:
         self.rowcount = 0
         self.wrote = False
         """Whether a statement that writes ran in it."""
+        self.statements = 0
 
     @property
     def dialect(self) -> Dialect:
@@ -227,6 +234,7 @@ class Tx:
         """Run ``sql`` (``?`` placeholders, ``{now}`` for the database clock)."""
         statement, writes = self._db.statement(sql)
         self.wrote = self.wrote or writes
+        self.statements += 1
         with driver_errors(self._db.url):
             self._cursor.execute(statement, tuple(params))
             self.rowcount = self._cursor.rowcount
@@ -299,6 +307,7 @@ class Database:
         with self._count_lock:
             self.counts.transactions += 1
             self.counts.commits += tx.wrote
+            self.counts.round_trips += tx.statements + 2
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -422,9 +431,61 @@ class Database:
         self._committed(tx)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Run one statement in its own transaction and return its rows."""
-        with self.transaction() as tx:
-            return tx.execute(sql, params)
+        """Run one statement on its own and return its rows (``execute``)."""
+        return self.execute(sql, params)[0]
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        """Run one statement on its own and return its rows and its row count.
+
+        The statement is its own transaction, with no ``BEGIN`` and ``COMMIT`` around it: one
+        round trip to PostgreSQL where a transaction takes three, and on SQLite no write lock
+        for a read. A statement is atomic either way, reads one snapshot, and a write is
+        durable when this returns. Inside a transaction this thread has open, it runs in
+        that transaction instead. Counted in ``counts``: a write as a transaction and a
+        commit, a read (or a write that changed no row) in ``reads``."""
+        statement, writes = self.statement(sql)
+        if self._pool > 1:
+            mine = getattr(self._held, "conn", None)
+            if mine is not None:
+                return self._alone(mine, statement, params, writes, inside=True)
+            conn = self._checkout()
+            try:
+                return self._alone(conn, statement, params, writes, inside=False)
+            finally:
+                self._checkin(conn)
+        with self._lock:
+            with driver_errors(self.url):
+                if self.dialect == "sqlite":
+                    inside = self._conn.in_transaction
+                else:
+                    if self._reconnect is not None and self._conn.broken:
+                        self._conn = self._reconnect()
+                    inside = bool(self._conn.info.transaction_status)  # IDLE is 0
+            return self._alone(self._conn, statement, params, writes, inside=inside)
+
+    def _alone(
+        self, conn: Any, statement: str, params: Sequence[Any], writes: bool, *, inside: bool
+    ) -> tuple[list[tuple[Any, ...]], int]:
+        """Run ``statement`` on ``conn`` as it is; ``inside`` an open transaction, a write
+        is that transaction's to commit (and to count)."""
+        with driver_errors(self.url):
+            cursor = conn.cursor()
+            try:
+                cursor.execute(statement, tuple(params))
+                rowcount = cursor.rowcount
+                rows = [] if cursor.description is None else [tuple(r) for r in cursor.fetchall()]
+            finally:
+                cursor.close()
+        if writes and inside:
+            return rows, rowcount
+        with self._count_lock:
+            self.counts.round_trips += 1
+            if writes and rowcount != 0:  # one that changed nothing has nothing to flush
+                self.counts.transactions += 1
+                self.counts.commits += 1
+            else:
+                self.counts.reads += 1
+        return rows, rowcount
 
     def migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         """Apply ``migrations`` (each a ``;``-separated script) not yet applied, in order.
@@ -718,12 +779,18 @@ class SqlLedger:
         arguments: dict[str, Any],
         lease_seconds: float,
     ) -> Claim:
+        insert = (
+            "INSERT INTO sf_ledger (key, user_id, conversation_id, tool, fingerprint, "
+            "arguments, state, attempt, lease_until, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'pending', 1, {now} + ?, {now}, {now}) "
+            "ON CONFLICT (key) DO NOTHING"
+        )
+        # on PostgreSQL the new row comes back with the insert (a round trip less); SQLite
+        # before 3.35 has no RETURNING, and a statement there costs no round trip
+        returning = self.db.dialect == "postgresql"
         with self.db.transaction() as tx:
-            tx.execute(
-                "INSERT INTO sf_ledger (key, user_id, conversation_id, tool, fingerprint, "
-                "arguments, state, attempt, lease_until, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'pending', 1, {now} + ?, {now}, {now}) "
-                "ON CONFLICT (key) DO NOTHING",
+            rows = tx.execute(
+                insert + (f" RETURNING {_LEDGER_COLUMNS}" if returning else ""),
                 (
                     key,
                     self.user,
@@ -735,10 +802,11 @@ class SqlLedger:
                 ),
             )
             owned = tx.rowcount == 1
-            rows = tx.execute(
-                f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
-                (key, self.user),
-            )
+            if not (returning and owned):
+                rows = tx.execute(
+                    f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
+                    (key, self.user),
+                )
         if not rows:  # a key is a hash over the user too: another user's key cannot match
             msg = "the write's key belongs to another user"
             raise StoreError(msg, kind="misuse", url=self.db.url)
@@ -766,23 +834,21 @@ class SqlLedger:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
     ) -> bool:
-        with self.db.transaction() as tx:
-            tx.execute(
-                "UPDATE sf_ledger SET state = ?, result = ?, error = ?, updated_at = {now} "
-                "WHERE key = ? AND user_id = ? AND attempt = ? "
-                "AND state IN ('pending', 'unknown')",
-                (state, _json(result), _json(error), key, self.user, attempt),
-            )
-            return tx.rowcount == 1
+        _, changed = self.db.execute(
+            "UPDATE sf_ledger SET state = ?, result = ?, error = ?, updated_at = {now} "
+            "WHERE key = ? AND user_id = ? AND attempt = ? "
+            "AND state IN ('pending', 'unknown')",
+            (state, _json(result), _json(error), key, self.user, attempt),
+        )
+        return changed == 1
 
     def renew(self, key: str, attempt: int, lease_seconds: float) -> bool:
-        with self.db.transaction() as tx:
-            tx.execute(
-                "UPDATE sf_ledger SET lease_until = {now} + ? "
-                "WHERE key = ? AND user_id = ? AND attempt = ? AND state = 'pending'",
-                (lease_seconds, key, self.user, attempt),
-            )
-            return tx.rowcount == 1
+        _, changed = self.db.execute(
+            "UPDATE sf_ledger SET lease_until = {now} + ? "
+            "WHERE key = ? AND user_id = ? AND attempt = ? AND state = 'pending'",
+            (lease_seconds, key, self.user, attempt),
+        )
+        return changed == 1
 
     def get(self, key: str) -> LedgerEntry | None:
         rows = self.db.query(
@@ -832,15 +898,27 @@ def _approval(row: tuple[Any, ...]) -> Approval:
     )
 
 
+_PROBE: Final = (
+    "SELECT created_at, fence, COALESCE((SELECT seq FROM sf_messages "
+    "WHERE user_id = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1), 0) "
+    "FROM sf_conversations WHERE user_id = ? AND id = ?"
+)
+"""A conversation's creation time, its lease's fence and its last message's number."""
+
+
 @dataclass(slots=True)
 class _Cached:
     """The transcript of one conversation as this journal last saw it: messages ``1..seq`` of
-    the conversation created at ``created``, whose lease was then at ``fence``."""
+    the conversation created at ``created``, whose lease was then at ``fence``. ``checked``:
+    the fence under which the database last said ``seq`` is its last message (a load, or an
+    append of ours); an append under that same fence takes its numbers from ``seq``, as no
+    one else can append under it."""
 
     created: float
     fence: int
     seq: int
     messages: list[Message]
+    checked: int = -1
 
 
 def _stored_message(message: Message) -> str:
@@ -878,26 +956,25 @@ class SqlJournal:
 
     def load(self, conversation_id: str) -> list[Message]:
         key = (self.user, conversation_id)
+        # the cached copy is checked by one statement of its own (no transaction: a single
+        # round trip); a copy that is not current is read again with the check, in one
+        # transaction, so that the messages and the check come from one snapshot
+        found = self.db.query(_PROBE, (*key, *key))
+        if not found:
+            self._forget(conversation_id)
+            return []
+        cached = self._current(conversation_id, found[0])
+        if cached is not None:
+            return cached
         with self.db.transaction() as tx:
-            found = tx.execute(
-                "SELECT created_at, fence, COALESCE((SELECT seq FROM sf_messages "
-                "WHERE user_id = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1), 0) "
-                "FROM sf_conversations WHERE user_id = ? AND id = ?",
-                (*key, *key),
-            )
+            found = tx.execute(_PROBE, (*key, *key))
             if not found:
                 self._forget(conversation_id)
                 return []
             created, fence, seq = float(found[0][0]), int(found[0][1]), int(found[0][2])
-            with self._cache_lock:
-                cached = self._cache.get(conversation_id)
-                if cached is not None and (cached.created, cached.fence, cached.seq) == (
-                    created,
-                    fence,
-                    seq,
-                ):
-                    self._cache.move_to_end(conversation_id)
-                    return list(cached.messages)
+            cached = self._current(conversation_id, found[0])
+            if cached is not None:
+                return cached
             rows = tx.execute(
                 "SELECT payload FROM sf_messages WHERE user_id = ? AND conversation_id = ? "
                 "AND seq <= ? ORDER BY seq",
@@ -905,10 +982,25 @@ class SqlJournal:
             )
         messages = [message_from_json(json.loads(r[0])) for r in rows]
         if len(messages) == seq:  # seq numbers run 1..n: anything else is not cached
-            self._remember(conversation_id, _Cached(created, fence, seq, list(messages)))
+            self._remember(conversation_id, _Cached(created, fence, seq, list(messages), fence))
         else:
             self._forget(conversation_id)
         return messages
+
+    def _current(self, conversation_id: str, found: tuple[Any, ...]) -> list[Message] | None:
+        """The cached transcript, if ``found`` (the probe's row) says it is still current."""
+        created, fence, seq = float(found[0]), int(found[1]), int(found[2])
+        with self._cache_lock:
+            cached = self._cache.get(conversation_id)
+            if cached is None or (cached.created, cached.fence, cached.seq) != (
+                created,
+                fence,
+                seq,
+            ):
+                return None
+            cached.checked = fence
+            self._cache.move_to_end(conversation_id)
+            return list(cached.messages)
 
     def _remember(self, conversation_id: str, cached: _Cached) -> None:
         if self.cache_size <= 0:
@@ -943,14 +1035,16 @@ class SqlJournal:
                     "WHERE user_id = ? AND id = ?",
                     (model.provider, model.model, model.base_url, self.user, conversation_id),
                 )
-            # the last message's number from the primary key's end (a plain MAX may be
-            # planned as a scan of the whole conversation)
-            rows = tx.execute(
-                "SELECT seq FROM sf_messages WHERE user_id = ? AND conversation_id = ? "
-                "ORDER BY seq DESC LIMIT 1",
-                (self.user, conversation_id),
-            )
-            last = int(rows[0][0]) if rows else 0
+            last = self._last_under(conversation_id, lease.fence)
+            if last is None:
+                # the last message's number from the primary key's end (a plain MAX may be
+                # planned as a scan of the whole conversation)
+                rows = tx.execute(
+                    "SELECT seq FROM sf_messages WHERE user_id = ? AND conversation_id = ? "
+                    "ORDER BY seq DESC LIMIT 1",
+                    (self.user, conversation_id),
+                )
+                last = int(rows[0][0]) if rows else 0
             for seq, payload in enumerate(payloads, start=last + 1):
                 tx.execute(
                     "INSERT INTO sf_messages (user_id, conversation_id, seq, payload, created_at) "
@@ -958,6 +1052,15 @@ class SqlJournal:
                     (self.user, conversation_id, seq, payload),
                 )
         self._appended(conversation_id, lease.fence, last, payloads)
+
+    def _last_under(self, conversation_id: str, fence: int) -> int | None:
+        """The last message's number, if the database said it under ``fence`` (the lease
+        this append holds, its check made in the same transaction); else None."""
+        with self._cache_lock:
+            cached = self._cache.get(conversation_id)
+            if cached is None or not cached.fence == cached.checked == fence:
+                return None
+            return cached.seq
 
     def _appended(self, conversation_id: str, fence: int, last: int, payloads: list[str]) -> None:
         """Extend the cached transcript by what was just committed after message ``last``,
@@ -972,6 +1075,7 @@ class SqlJournal:
                 return
             cached.messages.extend(message_from_json(json.loads(p)) for p in payloads)
             cached.seq = last + len(payloads)
+            cached.checked = fence
 
     def exists(self, conversation_id: str) -> bool:
         rows = self.db.query(
@@ -991,6 +1095,20 @@ class SqlJournal:
 
     def acquire(self, conversation_id: str, *, seconds: float) -> Lease | None:
         owner = new_owner()
+        if self.db.dialect == "postgresql":
+            # the usual case, a conversation that exists and that nobody holds, in one
+            # statement (SQLite before 3.35 has no RETURNING; a statement there costs no
+            # round trip)
+            rows, _ = self.db.execute(
+                "UPDATE sf_conversations SET owner = ?, lease_until = {now} + ?, "
+                "fence = fence + 1 WHERE user_id = ? AND id = ? AND owner IS NULL "
+                "RETURNING fence",
+                (owner, seconds, self.user, conversation_id),
+            )
+            if rows:
+                fence = int(rows[0][0])
+                self._acquired(conversation_id, fence - 1)
+                return Lease(conversation_id, owner, fence)
         with self.db.transaction() as tx:
             tx.execute(
                 "INSERT INTO sf_conversations (user_id, id, created_at, updated_at, lease_until, "
@@ -1029,13 +1147,12 @@ class SqlJournal:
                 del self._cache[conversation_id]
 
     def renew(self, lease: Lease, *, seconds: float) -> bool:
-        with self.db.transaction() as tx:
-            tx.execute(
-                "UPDATE sf_conversations SET lease_until = {now} + ? "
-                "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
-                (seconds, self.user, lease.conversation_id, lease.owner, lease.fence),
-            )
-            return tx.rowcount == 1
+        _, changed = self.db.execute(
+            "UPDATE sf_conversations SET lease_until = {now} + ? "
+            "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
+            (seconds, self.user, lease.conversation_id, lease.owner, lease.fence),
+        )
+        return changed == 1
 
     def release(self, lease: Lease) -> None:
         self.db.query(
@@ -1078,13 +1195,12 @@ class SqlJournal:
         return _approval(rows[0])
 
     def decide(self, conversation_id: str, approval_id: str, *, approved: bool) -> bool:
-        with self.db.transaction() as tx:
-            tx.execute(
-                "UPDATE sf_approvals SET approved = ?, decided_at = {now} "
-                "WHERE user_id = ? AND id = ? AND conversation_id = ? AND approved IS NULL",
-                (int(approved), self.user, approval_id, conversation_id),
-            )
-            return tx.rowcount == 1
+        _, changed = self.db.execute(
+            "UPDATE sf_approvals SET approved = ?, decided_at = {now} "
+            "WHERE user_id = ? AND id = ? AND conversation_id = ? AND approved IS NULL",
+            (int(approved), self.user, approval_id, conversation_id),
+        )
+        return changed == 1
 
     def approvals(
         self,
