@@ -4,9 +4,11 @@ tests itself with them), and the lease heartbeat survives a failing renewal."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import logging
 import threading
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -16,7 +18,15 @@ import pytest
 from surefoot import ConversationBusyError, MemoryJournal, ModelRequest, ModelResponse
 from surefoot._heartbeat import Heartbeat
 from surefoot.messages import UserMessage
-from surefoot.testing import FunctionModel, ScriptedModel, ScriptError, Step, turn, write_transcript
+from surefoot.testing import (
+    FakeOpenAIChatServer,
+    FunctionModel,
+    ScriptedModel,
+    ScriptError,
+    Step,
+    turn,
+    write_transcript,
+)
 from surefoot.testing._http import FakeHTTPServer, rechunk
 
 REQUEST = ModelRequest([UserMessage("hola")])
@@ -152,3 +162,26 @@ def test_a_failing_renewal_is_logged_and_the_others_go_on(caplog: pytest.LogCapt
         assert all(renewed.acquire(timeout=10) for _ in range(3))
     assert "lease renewal failed" in caplog.text
     assert "database unreachable" in caplog.text
+
+
+def test_a_fake_server_is_quiet_about_a_client_that_hung_up(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A client that times out mid-reply (as the timeout tests make it) leaves no traceback
+    on stderr; the server goes on answering the next one."""
+    body = b'{"model": "m", "messages": [{"role": "user", "content": "x"}], "stream": true}'
+    with FakeOpenAIChatServer([turn("hola"), turn("otra vez")]) as server:
+        port = int(server.base_url.rsplit(":", 1)[1])
+        server.latency = 0.3
+        early = http.client.HTTPConnection("127.0.0.1", port, timeout=0.05)
+        early.request("POST", "/v1/chat/completions", body=body)
+        with pytest.raises(TimeoutError):
+            early.getresponse()
+        early.close()
+        time.sleep(0.6)  # the server writes its reply to the closed connection
+        server.latency = 0.0
+        later = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        later.request("POST", "/v1/chat/completions", body=body)
+        assert b"chatcmpl-fake2" in later.getresponse().read()  # its second reply
+        later.close()
+    assert "Traceback" not in capsys.readouterr().err
