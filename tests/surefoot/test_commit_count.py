@@ -181,15 +181,16 @@ def test_the_round_trips_of_a_warm_write_turn(db: Database, tool: str) -> None:
         asyncio.run(agent.run_turn("again", conversation_id="c_trips"))
     trips = made.round_trips
     budget = {
-        # the hold 1; the load's check 1; the turn's decisions 1; the person's message 5
-        # (BEGIN, the fence, the model, the message, COMMIT); the response 4; the claim 3;
-        # the settlement 1; the outcomes with the final answer 5; the release 1. An atomic
-        # write settles in its own transaction (4) and reads the ledger back (1)
-        ("postgresql", "write_item"): 22,
-        ("postgresql", "write_atomic"): 26,
+        # the hold 1; the load's check 1; the person's message 4 (BEGIN, the fence with the
+        # model, the message, COMMIT); the response 4; the claim 3; the settlement 1; the
+        # outcomes with the final answer 5; the release 1. An atomic write settles in its
+        # own transaction (4) and reads the ledger back (1). A new message has no decisions
+        # to read: nothing in its turn was asked yet
+        ("postgresql", "write_item"): 20,
+        ("postgresql", "write_atomic"): 24,
         # SQLite runs in the process, where a statement costs no wait: the hold takes its
         # transaction (5) and the claim reads its row back (4)
-        ("sqlite", "write_item"): 27,
-        ("sqlite", "write_atomic"): 31,
+        ("sqlite", "write_item"): 25,
+        ("sqlite", "write_atomic"): 29,
     }[db.dialect, tool]
     assert trips <= budget, made

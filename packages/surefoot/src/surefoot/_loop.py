@@ -412,8 +412,8 @@ class Agent:
         each was said, read from the journal, so grounding reads the same words live and on
         resume."""
         today = self.today()
-        # a new conversation: nobody decided anything in it yet
-        decisions = self._decisions(conversation_id, user_turn) if messages else {}
+        # a new message (or a new conversation): nobody decided anything in its turn yet
+        decisions = self._decisions(conversation_id, user_turn) if messages and not said else {}
         texts, days = _user_words(messages, said, today)
         state = TurnState(conversation_id, user_turn, self.lang)  # by position: no keywords
         state.decisions, state.user_texts, state.said_on, state.today = (

@@ -1020,21 +1020,24 @@ class SqlJournal:
     ) -> None:
         payloads = [_stored_message(m) for m in messages]
         with self.db.transaction() as tx:
-            # the fence check takes the conversation's row lock: a new holder waits for us
-            tx.execute(
-                "UPDATE sf_conversations SET updated_at = {now} "
-                "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
-                (self.user, conversation_id, lease.owner, lease.fence),
-            )
+            # the fence check takes the conversation's row lock: a new holder waits for us;
+            # the model a turn runs on is set by the same statement
+            where = (self.user, conversation_id, lease.owner, lease.fence)
+            if model is None:
+                tx.execute(
+                    "UPDATE sf_conversations SET updated_at = {now} "
+                    "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
+                    where,
+                )
+            else:
+                tx.execute(
+                    "UPDATE sf_conversations SET updated_at = {now}, provider = ?, model = ?, "
+                    "base_url = ? WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
+                    (model.provider, model.model, model.base_url, *where),
+                )
             if tx.rowcount != 1:
                 self._forget(conversation_id)
                 raise ConversationBusyError(conversation_id)
-            if model is not None:
-                tx.execute(
-                    "UPDATE sf_conversations SET provider = ?, model = ?, base_url = ? "
-                    "WHERE user_id = ? AND id = ?",
-                    (model.provider, model.model, model.base_url, self.user, conversation_id),
-                )
             last = self._last_under(conversation_id, lease.fence)
             if last is None:
                 # the last message's number from the primary key's end (a plain MAX may be
