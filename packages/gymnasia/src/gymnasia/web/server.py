@@ -72,6 +72,7 @@ from surefoot import (
     Redactor,
     StoreError,
     TurnEvent,
+    TurnPendingError,
     TurnResult,
 )
 from surefoot.executor import CallRecord
@@ -1012,9 +1013,14 @@ async def _chat_turn(
     on_event: Callable[[TurnEvent], Awaitable[None]],
     lease: Lease,
 ) -> TurnResult:
-    """A new message. A turn interrupted before its calls got results is finished first; if
-    that turn now waits for a decision, its result is the answer and the message waits."""
-    if agent.unfinished(conversation_id):
+    """A new message. A turn interrupted before its calls got results is finished first (the
+    new turn refuses to start, before it changes anything); if that turn now waits for a
+    decision, its result is the answer and the message waits."""
+    try:
+        return await agent.run_turn(
+            message, conversation_id=conversation_id, on_event=on_event, lease=lease
+        )
+    except TurnPendingError:
         finished = await agent.resume(conversation_id, on_event=on_event, lease=lease)
         if finished.pending_confirmation is not None:
             return finished
