@@ -532,3 +532,29 @@ def test_a_turn_that_loses_its_conversation_after_a_write_says_what_it_saved(
     assert error["done"] == ["• guardado: peso 77 kg (2020-01-03)"]
     assert "No se ha hecho nada" not in error["message"]
     assert "peso 77 kg (2020-01-03)" in error["message"]
+
+
+def test_events_waiting_together_are_written_together() -> None:
+    """A turn's events that are already queued when the stream asks for more go out in one
+    write; one that comes later is written when it comes (nothing waits to be grouped)."""
+    from gymnasia.web.server import _Web
+
+    class Lines:
+        def _line(self, item: dict[str, Any]) -> bytes:
+            return (json.dumps(item) + "\n").encode()
+
+    async def chunks() -> list[bytes]:
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        for kind in ("text", "call"):
+            queue.put_nowait({"type": kind})
+        stream = _Web._lines(Lines(), queue, [{"type": "start"}], ended=False)  # type: ignore[arg-type]
+        written = [await anext(stream)]
+        asyncio.get_running_loop().call_later(0.05, queue.put_nowait, {"type": "done"})
+        asyncio.get_running_loop().call_later(0.05, queue.put_nowait, None)
+        written += [chunk async for chunk in stream]
+        return written
+
+    written = asyncio.run(chunks())
+    assert [chunk.count(b"\n") for chunk in written] == [3, 1]
+    lines = b"".join(written).decode().splitlines()
+    assert [json.loads(line)["type"] for line in lines] == ["start", "text", "call", "done"]

@@ -502,10 +502,25 @@ class _Web:
     async def _lines(
         self, queue: asyncio.Queue[Event | None], head: list[Event], *, ended: bool
     ) -> AsyncIterator[bytes]:
-        for item in head:
-            yield self._line(item)
-        while not ended and (more := await queue.get()) is not None:
-            yield self._line(more)
+        """The events as NDJSON lines; those that are already waiting when the stream is
+        ready for more go together, in one write (nothing waits to be grouped)."""
+        lines = [self._line(item) for item in head]
+        while True:
+            while not ended and not queue.empty():
+                more = queue.get_nowait()
+                if more is None:
+                    ended = True
+                else:
+                    lines.append(self._line(more))
+            if lines:
+                yield b"".join(lines)
+                lines = []
+            if ended:
+                return
+            more = await queue.get()
+            if more is None:
+                return
+            lines.append(self._line(more))
 
     def _line(self, item: Event) -> bytes:
         return (self.redact(json.dumps(item, ensure_ascii=False)) + "\n").encode()
