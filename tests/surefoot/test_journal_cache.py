@@ -16,6 +16,7 @@ from surefoot import (
     ConversationBusyError,
     SqlJournal,
     SqlLedger,
+    StoreError,
     ToolSet,
     open_database,
 )
@@ -186,3 +187,93 @@ def test_the_cache_keeps_at_most_its_size(two: tuple[Database, Database]) -> Non
     for index in range(6):
         assert [m.text for m in journal.load(f"c{index}")] == [str(index)]  # type: ignore[union-attr]
     assert len(journal._cache) == 3
+
+
+# -- an append numbers its messages from the cache only when that is safe ---------------------
+
+
+def _texts(messages: list[Message]) -> list[str]:
+    return [m.text for m in messages if isinstance(m, UserMessage)]
+
+
+def test_a_reader_that_loads_while_the_holder_appends_does_not_break_its_numbers(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader's load stores the copy it read after the holder appended and committed more:
+    that copy is older than the database, and the holder's next appends still number their
+    messages right (a load never vouches for the last number)."""
+    db = open_database(db_url)
+    journal = SqlJournal(db)
+    lease = journal.acquire("c_race", seconds=60)
+    assert lease is not None
+    journal.append("c_race", UserMessage("one"), lease=lease)
+    journal._forget("c_race")  # evicted: the reader's load reads the messages again
+    remember = journal._remember
+
+    def holder_appends_first(conversation_id: str, cached: Any) -> None:
+        journal.append("c_race", UserMessage("two"), lease=lease)
+        remember(conversation_id, cached)
+
+    monkeypatch.setattr(journal, "_remember", holder_appends_first)
+    assert _texts(journal.load("c_race")) == ["one"]  # read before "two" committed
+    monkeypatch.setattr(journal, "_remember", remember)
+    journal.append("c_race", UserMessage("three"), lease=lease)
+    journal.append("c_race", UserMessage("four"), lease=lease)
+    assert _texts(journal.load("c_race")) == ["one", "two", "three", "four"]
+    assert _texts(SqlJournal(db).load("c_race")) == ["one", "two", "three", "four"]
+    db.close()
+
+
+def test_an_append_whose_commit_failed_after_it_landed_is_followed_by_a_right_number(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database committed an append but the answer was lost (the connection dropped at
+    ``COMMIT``): the append fails, and the next one asks the database for the last number
+    instead of trusting the cache."""
+    db = open_database(db_url)
+    journal = SqlJournal(db)
+    lease = journal.acquire("c_lost", seconds=60)
+    assert lease is not None
+    journal.append("c_lost", UserMessage("one"), lease=lease)
+    assert _texts(journal.load("c_lost")) == ["one"]  # cached from here on
+    committed = db._committed
+
+    def answer_lost(tx: Any) -> None:
+        committed(tx)
+        raise StoreError("the answer to COMMIT was lost", kind="unavailable", url=db.url)
+
+    monkeypatch.setattr(db, "_committed", answer_lost)
+    with pytest.raises(StoreError):
+        journal.append("c_lost", UserMessage("two"), lease=lease)
+    monkeypatch.setattr(db, "_committed", committed)
+    journal.append("c_lost", UserMessage("three"), lease=lease)
+    assert _texts(SqlJournal(db).load("c_lost")) == ["one", "two", "three"]
+    db.close()
+
+
+def test_an_append_in_a_transaction_that_rolls_back_leaves_no_trace(pg_url: str) -> None:
+    """An append inside the application's own transaction is a savepoint: when that
+    transaction rolls back, the message is gone, the cache does not keep it, and the next
+    append takes its number (PostgreSQL: SQLite has no transaction inside another)."""
+    db = open_database(pg_url)
+    journal = SqlJournal(db)
+    lease = journal.acquire("c_nested", seconds=60)
+    assert lease is not None
+    journal.append("c_nested", UserMessage("one"), lease=lease)
+    assert _texts(journal.load("c_nested")) == ["one"]  # cached from here on
+
+    def append_then_fail() -> None:
+        with db.transaction():
+            journal.append("c_nested", UserMessage("rolled back"), lease=lease)
+            raise RuntimeError("the application fails after the append")
+
+    with pytest.raises(RuntimeError):
+        append_then_fail()
+    journal.append("c_nested", UserMessage("two"), lease=lease)
+    assert _texts(journal.load("c_nested")) == ["one", "two"]
+    assert db.query("SELECT seq FROM sf_messages WHERE conversation_id = 'c_nested'") == [
+        (1,),
+        (2,),
+    ]
+    assert _texts(SqlJournal(db).load("c_nested")) == ["one", "two"]
+    db.close()

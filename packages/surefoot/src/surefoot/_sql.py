@@ -230,6 +230,12 @@ class Tx:
         """``sqlite`` or ``postgresql``."""
         return self._db.dialect
 
+    @property
+    def nested(self) -> bool:
+        """Whether this is a savepoint inside another transaction of the same thread (what
+        it writes is kept only if that one commits)."""
+        return self._db.depth() > 1
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run ``sql`` (``?`` placeholders, ``{now}`` for the database clock)."""
         statement, writes = self._db.statement(sql)
@@ -316,14 +322,24 @@ class Database:
         Its own driver calls (begin, each ``Tx.execute``, commit, rollback) fail as
         ``StoreError``; whatever the body raises itself passes through unchanged (after the
         rollback)."""
-        if self._pool > 1:
-            yield from self._pooled_transaction()
-            return
-        with self._lock:
-            if self.dialect == "sqlite":
-                yield from self._sqlite_transaction()
-            else:
-                yield from self._postgres_transaction()
+        depth = self.depth()
+        self._held.depth = depth + 1
+        try:
+            if self._pool > 1:
+                yield from self._pooled_transaction()
+                return
+            with self._lock:
+                if self.dialect == "sqlite":
+                    yield from self._sqlite_transaction()
+                else:
+                    yield from self._postgres_transaction()
+        finally:
+            self._held.depth = depth
+
+    def depth(self) -> int:
+        """How many transactions this thread has open on this database (0: none; 2: a
+        savepoint inside a transaction)."""
+        return getattr(self._held, "depth", 0)
 
     def _pooled_transaction(self) -> Iterator[Tx]:
         """A transaction on a connection of the pool: this thread's own when one of its
@@ -441,9 +457,11 @@ class Database:
         round trip to PostgreSQL where a transaction takes three, and on SQLite no write lock
         for a read. A statement is atomic either way, reads one snapshot, and a write is
         durable when this returns. Inside a transaction this thread has open, it runs in
-        that transaction instead. Counted in ``counts``: a write as a transaction and a
-        commit, a read (or a write that changed no row) in ``reads``."""
+        that transaction instead. Counted in ``counts``: a round trip; on its own, a write
+        as a transaction and a commit, a read (or a write that changed no row) in
+        ``reads``."""
         statement, writes = self.statement(sql)
+        inside = self.depth() > 0
         if self._pool > 1:
             mine = getattr(self._held, "conn", None)
             if mine is not None:
@@ -454,13 +472,10 @@ class Database:
             finally:
                 self._checkin(conn)
         with self._lock:
-            with driver_errors(self.url):
-                if self.dialect == "sqlite":
-                    inside = self._conn.in_transaction
-                else:
-                    if self._reconnect is not None and self._conn.broken:
+            if not inside and self.dialect == "postgresql" and self._reconnect is not None:
+                with driver_errors(self.url):
+                    if self._conn.broken:
                         self._conn = self._reconnect()
-                    inside = bool(self._conn.info.transaction_status)  # IDLE is 0
             return self._alone(self._conn, statement, params, writes, inside=inside)
 
     def _alone(
@@ -476,10 +491,10 @@ class Database:
                 rows = [] if cursor.description is None else [tuple(r) for r in cursor.fetchall()]
             finally:
                 cursor.close()
-        if writes and inside:
-            return rows, rowcount
         with self._count_lock:
             self.counts.round_trips += 1
+            if inside:  # the transaction it ran in commits it, and is counted then
+                return rows, rowcount
             if writes and rowcount != 0:  # one that changed nothing has nothing to flush
                 self.counts.transactions += 1
                 self.counts.commits += 1
@@ -910,9 +925,10 @@ _PROBE: Final = (
 class _Cached:
     """The transcript of one conversation as this journal last saw it: messages ``1..seq`` of
     the conversation created at ``created``, whose lease was then at ``fence``. ``checked``:
-    the fence under which the database last said ``seq`` is its last message (a load, or an
-    append of ours); an append under that same fence takes its numbers from ``seq``, as no
-    one else can append under it."""
+    the fence of the last append of ours that committed ``seq`` in a transaction of its own
+    (its lease checked in it); the next append under that same fence takes its numbers from
+    ``seq``, as no one else can append under it. A load never sets it: a reader's copy may
+    be older than an append that committed while it read."""
 
     created: float
     fence: int
@@ -982,7 +998,7 @@ class SqlJournal:
             )
         messages = [message_from_json(json.loads(r[0])) for r in rows]
         if len(messages) == seq:  # seq numbers run 1..n: anything else is not cached
-            self._remember(conversation_id, _Cached(created, fence, seq, list(messages), fence))
+            self._remember(conversation_id, _Cached(created, fence, seq, list(messages)))
         else:
             self._forget(conversation_id)
         return messages
@@ -998,7 +1014,6 @@ class SqlJournal:
                 seq,
             ):
                 return None
-            cached.checked = fence
             self._cache.move_to_end(conversation_id)
             return list(cached.messages)
 
@@ -1019,6 +1034,19 @@ class SqlJournal:
         self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
     ) -> None:
         payloads = [_stored_message(m) for m in messages]
+        try:
+            nested, last = self._append(conversation_id, payloads, lease, model)
+        except BaseException:
+            # a commit that failed may have landed: the next append asks the database
+            self._forget(conversation_id)
+            raise
+        self._appended(conversation_id, lease.fence, last, payloads, checked=not nested)
+
+    def _append(
+        self, conversation_id: str, payloads: list[str], lease: Lease, model: ModelRef | None
+    ) -> tuple[bool, int]:
+        """Append ``payloads`` in one transaction; whether it was a savepoint (kept only if
+        the transaction around it commits), and the number of the message before them."""
         with self.db.transaction() as tx:
             # the fence check takes the conversation's row lock: a new holder waits for us;
             # the model a turn runs on is set by the same statement
@@ -1036,9 +1064,9 @@ class SqlJournal:
                     (model.provider, model.model, model.base_url, *where),
                 )
             if tx.rowcount != 1:
-                self._forget(conversation_id)
                 raise ConversationBusyError(conversation_id)
-            last = self._last_under(conversation_id, lease.fence)
+            nested = tx.nested
+            last = None if nested else self._last_under(conversation_id, lease.fence)
             if last is None:
                 # the last message's number from the primary key's end (a plain MAX may be
                 # planned as a scan of the whole conversation)
@@ -1054,18 +1082,20 @@ class SqlJournal:
                     "VALUES (?, ?, ?, ?, {now})",
                     (self.user, conversation_id, seq, payload),
                 )
-        self._appended(conversation_id, lease.fence, last, payloads)
+        return nested, last
 
     def _last_under(self, conversation_id: str, fence: int) -> int | None:
-        """The last message's number, if the database said it under ``fence`` (the lease
-        this append holds, its check made in the same transaction); else None."""
+        """The last message's number, if an append of ours under ``fence`` (the lease this
+        append holds, checked in the same transaction) committed it; else None."""
         with self._cache_lock:
             cached = self._cache.get(conversation_id)
             if cached is None or not cached.fence == cached.checked == fence:
                 return None
             return cached.seq
 
-    def _appended(self, conversation_id: str, fence: int, last: int, payloads: list[str]) -> None:
+    def _appended(
+        self, conversation_id: str, fence: int, last: int, payloads: list[str], *, checked: bool
+    ) -> None:
         """Extend the cached transcript by what was just committed after message ``last``,
         if the cache held exactly the messages before it under the same lease (the stored
         form, read back, so the cache holds what a load would return)."""
@@ -1078,7 +1108,7 @@ class SqlJournal:
                 return
             cached.messages.extend(message_from_json(json.loads(p)) for p in payloads)
             cached.seq = last + len(payloads)
-            cached.checked = fence
+            cached.checked = fence if checked else -1
 
     def exists(self, conversation_id: str) -> bool:
         rows = self.db.query(
@@ -1139,13 +1169,17 @@ class SqlJournal:
 
     def _acquired(self, conversation_id: str, previous: int) -> None:
         """The lease moved from ``previous`` to the next fence, taken by us: a transcript
-        cached under ``previous`` carries over (a load still checks its last message)."""
+        cached under ``previous`` carries over (a load still checks its last message), and
+        so does the number our last append under ``previous`` committed (nobody held the
+        conversation in between: its fence would have moved further)."""
         with self._cache_lock:
             cached = self._cache.get(conversation_id)
             if cached is None:
                 return
             if cached.fence == previous:
                 cached.fence = previous + 1
+                if cached.checked == previous:
+                    cached.checked = previous + 1
             else:
                 del self._cache[conversation_id]
 

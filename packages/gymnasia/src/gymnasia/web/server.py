@@ -1029,8 +1029,9 @@ async def _chat_turn(
     lease: Lease,
 ) -> TurnResult:
     """A new message. A turn interrupted before its calls got results is finished first (the
-    new turn refuses to start, before it changes anything); if that turn now waits for a
-    decision, its result is the answer and the message waits."""
+    new turn refuses to start before it appends anything or asks the model; a dead writer's
+    unsettled writes it may have settled by then, as the resume would); if that turn now
+    waits for a decision, its result is the answer and the message waits."""
     try:
         return await agent.run_turn(
             message, conversation_id=conversation_id, on_event=on_event, lease=lease
