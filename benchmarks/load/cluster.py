@@ -14,6 +14,8 @@ import time
 from contextlib import closing, suppress
 from pathlib import Path
 
+import psutil
+
 
 def free_port() -> int:
     """A loopback TCP port nobody listens on now."""
@@ -92,3 +94,13 @@ class Cluster:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
+
+    def processes(self) -> list[psutil.Process]:
+        """The cluster's processes now: the postmaster and its children (backends come and
+        go, and a restart makes them all anew); none while it is down."""
+        try:
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+            main = psutil.Process(pid)
+            return [main, *main.children()]
+        except (OSError, ValueError, IndexError, psutil.NoSuchProcess):
+            return []

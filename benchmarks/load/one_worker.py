@@ -43,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from cluster import Cluster, free_port  # noqa: E402 - the benchmark's own modules, next to it
+from cpu import Processes, cpu_by_pid  # noqa: E402
 from fake_model import NAME, LoadModel  # noqa: E402
 from run import MODEL_TIMEOUT, PASSWORD, _accounts, _wait_ready  # noqa: E402
 
@@ -132,28 +133,9 @@ def _serve(url: str, model_url: str, port: int, log: Path) -> Iterator[psutil.Pr
                 proc.kill()
 
 
-def _cpu(processes: list[psutil.Process]) -> float:
-    total = 0.0
-    for proc in processes:
-        try:
-            times = proc.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
-
-
-def _postgres(cluster: Cluster | None) -> Callable[[], list[psutil.Process]]:
+def _postgres(cluster: Cluster | None) -> Processes:
     """The cluster's processes now (its backends come and go), or none with ``--db-url``."""
-    if cluster is None:
-        return list
-    pid = int((cluster.data / "postmaster.pid").read_text().split()[0])
-
-    def processes() -> list[psutil.Process]:
-        main = psutil.Process(pid)
-        return [main, *main.children()]
-
-    return processes
+    return list if cluster is None else cluster.processes
 
 
 class Phases:
@@ -162,7 +144,7 @@ class Phases:
     def __init__(
         self,
         server: psutil.Process,
-        postgres: Callable[[], list[psutil.Process]],
+        postgres: Processes,
         spy: Path | None,
     ) -> None:
         self.server, self.postgres, self.spy = server, postgres, spy
@@ -172,14 +154,14 @@ class Phases:
         sampler = self._sample(name)
         # a backend that ends within the phase takes its CPU time with it: counted as it
         # stands at the start, the phase's backends are those of the one connection
-        pg_before = {p.pid: _cpu([p]) for p in self.postgres()}
-        server_before = _cpu([self.server])
+        pg_before = cpu_by_pid(self.postgres())
+        server_before = sum(cpu_by_pid([self.server]).values())
         began = time.perf_counter()
         with ThreadPoolExecutor(concurrency) as pool:
             took = list(pool.map(lambda job: job(), jobs))
         wall = time.perf_counter() - began
-        server = _cpu([self.server]) - server_before
-        pg_now = {p.pid: _cpu([p]) for p in self.postgres()}
+        server = sum(cpu_by_pid([self.server]).values()) - server_before
+        pg_now = cpu_by_pid(self.postgres())
         pg = sum(cpu - pg_before.get(pid, 0.0) for pid, cpu in pg_now.items())
         if sampler is not None:
             sampler.send_signal(signal.SIGINT)

@@ -43,6 +43,7 @@ from checks import (  # noqa: E402 - the benchmark's own modules, next to it
     fresh_workdir,
 )
 from cluster import Cluster, free_port  # noqa: E402
+from cpu import CpuSplit, tree  # noqa: E402
 from fake_model import NAME, LoadModel  # noqa: E402
 
 from gymnasia.accounts import AccountStore  # noqa: E402
@@ -219,7 +220,8 @@ def _held_since_before(url: str, down: float) -> int:
     return sum(1 for (owner,) in rows if not owner_is_gone(str(owner)))
 
 
-def _locust(base: str, options: argparse.Namespace, workdir: Path) -> Path:
+def _locust(base: str, options: argparse.Namespace, workdir: Path, cpu: CpuSplit) -> Path:
+    """Run the people; ``cpu`` is measured from their start to their end."""
     env = {**os.environ, "LOAD_LOG": str(workdir / "log.jsonl"), "LOAD_PASSWORD": PASSWORD}
     command = [
         sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py"), "--headless",
@@ -228,7 +230,15 @@ def _locust(base: str, options: argparse.Namespace, workdir: Path) -> Path:
         "--stop-timeout", "15", "--loglevel", "WARNING",
     ]  # fmt: skip
     with (workdir / "locust.log").open("w") as out:
-        subprocess.run(command, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+        locust = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        cpu.start()
+        try:
+            # waited for here, for its CPU time (its start-up included), which ends with it
+            _, status, usage = os.wait4(locust.pid, 0)
+            locust.returncode = os.waitstatus_to_exitcode(status)
+        finally:
+            cpu.stop()
+        cpu.used["Locust"] = usage.ru_utime + usage.ru_stime
     return workdir / "stats_stats.csv"
 
 
@@ -279,14 +289,22 @@ def main() -> int:
         faults = Faults(pid, cluster, model, options.duration)
         if not options.no_faults:
             faults.start()
+        cpu = CpuSplit(
+            {
+                "serve workers": tree(pid),
+                "PostgreSQL": cluster.processes if cluster is not None else list,
+                "fake model (and this script)": lambda: [psutil.Process()],
+            }
+        )
         began = time.monotonic()
-        stats = _locust(f"http://127.0.0.1:{port}", options, workdir)
+        stats = _locust(f"http://127.0.0.1:{port}", options, workdir, cpu)
         elapsed = time.monotonic() - began
         faults.stop()
         log = Log.read(workdir / "log.jsonl")
         print(f"{options.users} people, serve --workers {options.workers} on PostgreSQL, "
               f"model latency {options.latency * 1000:.0f} ms, {elapsed:.0f} s")  # fmt: skip
         _table(stats, log, options.duration)
+        print(f"CPU while the people ran, in % of one core: {cpu.line()}")
         for line in faults.report:
             print(f"fault: {line}")
         _after_restart(faults, log, workdir / "serve.log")
