@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ from surefoot.messages import AssistantMessage, HarnessMessage, ToolResultsMessa
 from surefoot.providers import make_model
 
 _KEY = re.compile(r"k\.(load-\d+)\.\d+")
+LEASE = 60.0
+"""The claims' lease in the run (surefoot's default, which the Coach keeps)."""
 
 
 @dataclass
@@ -159,9 +162,13 @@ def check_isolation(url: str, log: Log) -> Check:
 
 def check_journals(url: str, model_url: str) -> Check:
     """Every conversation loads and its turns are whole; an interrupted one is resumed now
-    (it must end) or waits for a person (reported)."""
+    (it must end) or waits for a person (reported). Resumed once no write's claim is still
+    in force: a turn cut off while its write ran (PostgreSQL went away under it, its worker
+    alive) leaves the claim to its lease, and a resume before the lease ends reports the
+    write as still in progress, as it should, instead of settling it."""
     db = open_database(url)
     try:
+        _claims_lapse(db)
         pairs = db.query("SELECT user_id, id FROM sf_conversations ORDER BY user_id, id")
         broken, resumed, waiting = [], 0, 0
         shapes: list[str] = []
@@ -181,6 +188,7 @@ def check_journals(url: str, model_url: str) -> Check:
                 resumed += 1
                 if result.stop_reason not in ("completed", "awaiting_confirmation"):
                     broken.append((user, cid))
+                    shapes.append(f"{user} {cid}: resumed, it ended {result.stop_reason}")
     finally:
         db.close()
     return Check(
@@ -190,6 +198,17 @@ def check_journals(url: str, model_url: str) -> Check:
         f"for a person's decision {waiting}; broken {len(broken)}"
         + "".join(f"\n    {shape}" for shape in shapes[:5]),
     )
+
+
+def _claims_lapse(db: Any, limit: float = LEASE + 10.0) -> None:
+    """Wait (at most ``limit`` seconds) until no pending write's claim is in force."""
+    deadline = time.monotonic() + limit
+    while (left := deadline - time.monotonic()) > 0:
+        rows = db.query("SELECT MAX(lease_until) - {now} FROM sf_ledger WHERE state = 'pending'")
+        held = rows[0][0]
+        if held is None or held <= 0:
+            return
+        time.sleep(min(float(held) + 0.2, left))
 
 
 def _whole(messages: list[Any]) -> bool:
