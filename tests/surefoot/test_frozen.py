@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -16,31 +17,27 @@ from surefoot._result import TurnResult
 from surefoot.messages import ToolCall
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class _Sample:
-    a: int
-    b: str = "b"
-    c: list[int] = field(default_factory=list)
-    d: int = field(default=4, init=False)
-    e: tuple[int, ...] = field(default=(), kw_only=True)
-    seen: list[str] = field(default_factory=list, init=False, compare=False)
+def _sample_class() -> type:
+    """A frozen dataclass with every kind of field: defaults, factories, ``init=False``,
+    keyword-only, ``__post_init__`` (a new class each call)."""
 
-    def __post_init__(self) -> None:
-        self.seen.append(f"{self.a}{self.b}")
+    @dataclass(frozen=True, slots=True)
+    class Sample:
+        a: int
+        b: str = "b"
+        c: list[int] = field(default_factory=list)
+        d: int = field(default=4, init=False)
+        e: tuple[int, ...] = field(default=(), kw_only=True)
+        seen: list[str] = field(default_factory=list, init=False, compare=False)
+
+        def __post_init__(self) -> None:
+            self.seen.append(f"{self.a}{self.b}")
+
+    return Sample
 
 
-@dataclass(frozen=True, slots=True)
-class _Plain:
-    a: int
-    b: str = "b"
-    c: list[int] = field(default_factory=list)
-    d: int = field(default=4, init=False)
-    e: tuple[int, ...] = field(default=(), kw_only=True)
-    seen: list[str] = field(default_factory=list, init=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.seen.append(f"{self.a}{self.b}")
+_Sample: Any = quick_init(_sample_class())
+_Plain: Any = _sample_class()
 
 
 def test_the_same_parameters_defaults_and_post_init() -> None:

@@ -21,6 +21,7 @@ from surefoot import (
     open_database,
 )
 from surefoot import _sql as sql_module
+from surefoot.journal import Lease
 from surefoot.messages import HarnessMessage, Message, UserMessage
 from surefoot.sql import Database
 from surefoot.testing import ScriptedModel, turn, write_transcript
@@ -196,6 +197,18 @@ def _texts(messages: list[Message]) -> list[str]:
     return [m.text for m in messages if isinstance(m, UserMessage)]
 
 
+def _holding(db: Database, cid: str, *, cached: bool) -> tuple[SqlJournal, Lease]:
+    """A journal on ``db`` holding ``cid``, its first message ("one") appended; loaded
+    (so cached) if ``cached``."""
+    journal = SqlJournal(db)
+    lease = journal.acquire(cid, seconds=60)
+    assert lease is not None
+    journal.append(cid, UserMessage("one"), lease=lease)
+    if cached:
+        assert _texts(journal.load(cid)) == ["one"]
+    return journal, lease
+
+
 def test_a_reader_that_loads_while_the_holder_appends_does_not_break_its_numbers(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -203,10 +216,7 @@ def test_a_reader_that_loads_while_the_holder_appends_does_not_break_its_numbers
     that copy is older than the database, and the holder's next appends still number their
     messages right (a load never vouches for the last number)."""
     db = open_database(db_url)
-    journal = SqlJournal(db)
-    lease = journal.acquire("c_race", seconds=60)
-    assert lease is not None
-    journal.append("c_race", UserMessage("one"), lease=lease)
+    journal, lease = _holding(db, "c_race", cached=False)
     journal._forget("c_race")  # evicted: the reader's load reads the messages again
     remember = journal._remember
 
@@ -231,11 +241,7 @@ def test_an_append_whose_commit_failed_after_it_landed_is_followed_by_a_right_nu
     ``COMMIT``): the append fails, and the next one asks the database for the last number
     instead of trusting the cache."""
     db = open_database(db_url)
-    journal = SqlJournal(db)
-    lease = journal.acquire("c_lost", seconds=60)
-    assert lease is not None
-    journal.append("c_lost", UserMessage("one"), lease=lease)
-    assert _texts(journal.load("c_lost")) == ["one"]  # cached from here on
+    journal, lease = _holding(db, "c_lost", cached=True)
     committed = db._committed
 
     def answer_lost(tx: Any) -> None:
@@ -256,11 +262,7 @@ def test_an_append_in_a_transaction_that_rolls_back_leaves_no_trace(pg_url: str)
     transaction rolls back, the message is gone, the cache does not keep it, and the next
     append takes its number (PostgreSQL: SQLite has no transaction inside another)."""
     db = open_database(pg_url)
-    journal = SqlJournal(db)
-    lease = journal.acquire("c_nested", seconds=60)
-    assert lease is not None
-    journal.append("c_nested", UserMessage("one"), lease=lease)
-    assert _texts(journal.load("c_nested")) == ["one"]  # cached from here on
+    journal, lease = _holding(db, "c_nested", cached=True)
 
     def append_then_fail() -> None:
         with db.transaction():
