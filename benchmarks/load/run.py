@@ -245,6 +245,7 @@ def _locust(base: str, options: argparse.Namespace, workdir: Path, cpu: CpuSplit
 def _table(stats: Path, log: Log, duration: int) -> None:
     print(f"\n{'endpoint':38} {'requests':>9} {'fails':>6} {'req/s':>7} "
           f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}")  # fmt: skip
+    chats, p99 = 0, 0
     with stats.open() as rows:
         for row in csv.DictReader(rows):
             print(
@@ -252,6 +253,14 @@ def _table(stats: Path, log: Log, duration: int) -> None:
                 f"{row['Failure Count']:>6} {float(row['Requests/s']):>7.1f} "
                 f"{row['50%']:>7} {row['95%']:>7} {row['99%']:>7}"
             )
+            if row["Name"].startswith("chat:"):
+                chats += int(row["Request Count"])
+                p99 = max(p99, int(float(row["99%"])))
+    turns, refused = chats - log.refused.total(), log.refused.total()
+    print(
+        f"\nchat turns (POST /api/chat that ran a turn): {turns} ({turns / duration:.1f}/s; "
+        f"{refused} more refused, busy or unavailable); p99 of the chat rows: up to {p99} ms"
+    )
     writes = len(log.saved) + len(log.deleted)
     print(f"\nchat turns with an acknowledged write: {writes} ({writes / duration:.1f}/s)")
 

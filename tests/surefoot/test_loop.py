@@ -636,3 +636,64 @@ def test_offer_declares_only_the_named_tools_and_any_declared_tool_still_runs() 
     assert [tuple(s.name for s in r.tools) for r in model.requests] == [("alpha",), ("alpha",)]
     assert seen == [1, 3]  # the user message; then its response and results
     assert result.calls[0].outcome == Ok({"b": 2})
+
+
+def test_a_request_carries_whole_earlier_turns_in_a_window_that_moves_in_steps() -> None:
+    """``history_turns=2``: two to three earlier turns, the first moving two at a time; each
+    turn here runs a call, whose results stay with it; the offer sees what is sent."""
+    tools = ToolSet()
+
+    @tools.tool
+    def look() -> dict[str, Any]:
+        """Look."""
+        return {"seen": True}
+
+    offered: list[list[str]] = []
+
+    def said(messages: Sequence[Message]) -> list[str]:
+        return [m.text for m in messages if isinstance(m, UserMessage)]
+
+    def offer(messages: Sequence[Message]) -> list[str]:
+        offered.append(said(messages))
+        return ["look"]
+
+    def answer(request: ModelRequest) -> AssistantMessage:
+        last = request.messages[-1]
+        return turn("done") if isinstance(last, ToolResultsMessage) else turn(call("look"))
+
+    model = FunctionModel(answer)
+    agent = Agent(model=model, tools=tools, offer=offer, history_turns=2)
+    for number in range(7):
+        agent.run_turn_sync(f"m{number}", conversation_id="c")
+    sent = [said(r.messages) for r in model.requests[::2]]  # a turn's first request
+    assert sent == [
+        ["m0"],
+        ["m0", "m1"],
+        ["m0", "m1", "m2"],
+        ["m0", "m1", "m2", "m3"],
+        ["m2", "m3", "m4"],
+        ["m2", "m3", "m4", "m5"],
+        ["m4", "m5", "m6"],
+    ]
+    assert [said(r.messages) for r in model.requests[1::2]] == sent  # and its second
+    assert offered == [said(r.messages) for r in model.requests]
+    for request in model.requests:
+        assert isinstance(request.messages[0], UserMessage)
+        calls = [m for m in request.messages if isinstance(m, AssistantMessage) and m.tool_calls]
+        answered = [m for m in request.messages if isinstance(m, ToolResultsMessage)]
+        assert len(calls) == len(answered)
+    assert len(agent.journal.load("c")) == 7 * 4  # the journal keeps everything
+
+
+def test_without_a_window_a_request_carries_the_whole_conversation() -> None:
+    model = ScriptedModel([turn(f"a{n}") for n in range(5)])
+    agent = Agent(model=model, tools=ToolSet())
+    for number in range(5):
+        agent.run_turn_sync(f"m{number}", conversation_id="c")
+    assert [len(r.messages) for r in model.requests] == [1, 3, 5, 7, 9]
+
+
+@pytest.mark.parametrize("turns", [0, -1])
+def test_a_window_of_no_turns_is_refused(turns: int) -> None:
+    with pytest.raises(ConfigurationError, match="history_turns"):
+        Agent(model=ScriptedModel([]), tools=ToolSet(), history_turns=turns)

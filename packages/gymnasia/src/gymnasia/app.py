@@ -54,6 +54,11 @@ DEFAULT_MODELS: Final = {
     "google": "gemini-2.5-flash",
     "openai-chat": "llama3.1",
 }
+HISTORY_TURNS: Final = 6
+"""Earlier turns a model request carries (surefoot's ``history_turns``): six to eleven. What
+the Coach must remember longer lives in its store (measurements, memory, diet, routines),
+which its tools read; a small local model's context (16,384 tokens here) then holds the
+system prompt, the offered tools and the window, however long the conversation runs."""
 
 
 def default_db_path() -> Path:
@@ -226,6 +231,7 @@ class CoachParts:
                 tracer=self.tracer,
                 where_to_check=self.where_to_check,
                 call_words=self.call_words,
+                history_turns=HISTORY_TURNS,
                 today=(lambda: today) if today is not None else None,  # what "hoy" grounds
             )
 

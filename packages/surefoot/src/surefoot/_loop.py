@@ -114,6 +114,13 @@ class Agent:
         max_tokens_per_turn: A budget of tokens (input and output, as the provider reports
             them) per user turn: once a turn has used it, the model is not asked again and
             the turn ends with ``token_budget``. None: no budget.
+        history_turns: How much of the conversation before the current turn a request
+            carries: whole earlier user turns, from ``history_turns`` to twice that less one
+            (the first turn sent moves ``history_turns`` turns at a time, so a provider's
+            prompt cache keeps the prefix in between). A model with a small context, or a
+            long conversation, needs a bound; what must outlive it belongs in the
+            application's own store (the journal keeps everything). None: the whole
+            conversation.
         output_type: The type the final answer must be (a pydantic model, a dataclass or a
             TypedDict): asked for natively where the API can, validated always, on
             ``TurnResult.output``.
@@ -147,6 +154,7 @@ class Agent:
         call_words: CallWords | None = None,
         offer: OfferTools | None = None,
         max_tokens_per_turn: int | None = None,
+        history_turns: int | None = None,
         output_type: Any = None,
         output_retries: int = 2,
         today: Callable[[], dt.date] | None = None,
@@ -157,6 +165,10 @@ class Agent:
         if max_tokens_per_turn is not None and max_tokens_per_turn < 1:
             msg = "max_tokens_per_turn must be at least 1 (or None: no budget)"
             raise ConfigurationError(msg)
+        if history_turns is not None and history_turns < 1:
+            msg = "history_turns must be at least 1 (or None: the whole conversation)"
+            raise ConfigurationError(msg)
+        self.history_turns = history_turns
         self.model = model
         self.where_to_check = where_to_check
         self.tools = tools

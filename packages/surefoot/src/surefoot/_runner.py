@@ -129,6 +129,7 @@ class AgentParts(Protocol):
     max_rounds: int
     stream: bool
     max_tokens_per_turn: int | None
+    history_turns: int | None
     output: OutputSpec | None
     output_retries: int
 
@@ -252,7 +253,8 @@ class TurnRunner:
             instruction = output.instruction(agent.lang)
             system = f"{system}\n\n{instruction}" if system else instruction
             schema = output.schema
-        request = ModelRequest(tuple(messages), agent.offered(messages), system, schema)
+        sent = window(messages, agent.history_turns)
+        request = ModelRequest(tuple(sent), agent.offered(sent), system, schema)
         turn.requests += 1
         model, tracer = agent.model, agent.tracer
         if tracer is NO_TRACING:  # nobody listens: no scope
@@ -489,6 +491,20 @@ def current_turn(messages: Sequence[Message]) -> Sequence[Message]:
         if isinstance(messages[index], UserMessage):
             return messages[index + 1 :]
     return messages
+
+
+def window(messages: Sequence[Message], turns: int | None) -> Sequence[Message]:
+    """What a request carries of ``messages``: the current turn and, before it, whole earlier
+    user turns, all of them while there are fewer than ``2 * turns``, else the last ``turns``
+    to ``2 * turns - 1``. The first message sent moves ``turns`` user turns at a time, not at
+    every turn, so a provider's prompt cache keeps the prefix between two moves; a window
+    starts at a user message, so every call it carries has its results. None: everything."""
+    if turns is None:
+        return messages
+    starts = [i for i, m in enumerate(messages) if isinstance(m, UserMessage)]
+    earlier = len(starts) - 1  # the last user message opens the current turn
+    first = (earlier - turns) // turns * turns
+    return messages[starts[first] :] if first > 0 else messages
 
 
 def turn_history(messages: Sequence[Message]) -> list[list[tuple[ToolCall, ToolResult]]]:

@@ -1,0 +1,55 @@
+"""The Coach's requests carry a window of earlier turns (``app.HISTORY_TURNS``), so a long
+conversation's requests stop growing, and what was said before the window is still there for
+the Coach in its store."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from pathlib import Path
+
+from gymnasia.app import HISTORY_TURNS, coach_parts, open_db
+from surefoot import ModelRequest, Ok
+from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
+from surefoot.testing import FunctionModel, call, turn
+
+TODAY = dt.date(2026, 3, 2)
+
+
+def _answer(request: ModelRequest) -> AssistantMessage:
+    """``key=value`` saves a note, ``read key`` reads one, a tool result ends the turn."""
+    last = request.messages[-1]
+    if isinstance(last, ToolResultsMessage):
+        return turn("Hecho.")
+    assert isinstance(last, UserMessage)
+    if last.text.startswith("read "):
+        return turn(call("read_memory", {"key": last.text.removeprefix("read ")}))
+    key, _, value = last.text.partition("=")
+    return turn(call("save_memory", {"key": key, "description": "nota", "value": value}))
+
+
+def test_a_long_conversation_sends_a_window_and_the_store_remembers(tmp_path: Path) -> None:
+    model = FunctionModel(_answer)
+    database = open_db(str(tmp_path / "gym.db"))
+    try:
+        agent = coach_parts(model=model, today=TODAY).coach(database, lang="es").agent
+        turns = 4 * HISTORY_TURNS
+
+        async def talk() -> Ok:
+            for number in range(turns):
+                await agent.run_turn(f"nota{number}=valor{number}", conversation_id="c")
+            result = await agent.run_turn("read nota0", conversation_id="c")
+            (record,) = result.calls
+            assert isinstance(record.outcome, Ok)
+            return record.outcome
+
+        first = asyncio.run(talk())
+        journaled = agent.journal.load("c")
+    finally:
+        database.close()
+    assert first.data["value"] == "valor0"  # said long before the window, read from the store
+    said = [[m.text for m in r.messages if isinstance(m, UserMessage)] for r in model.requests]
+    assert max(len(s) for s in said) == 2 * HISTORY_TURNS  # eleven earlier, and the current
+    assert "nota0=valor0" not in said[-1]
+    assert said[-1][-1] == "read nota0"
+    assert sum(isinstance(m, UserMessage) for m in journaled) == turns + 1  # all kept
