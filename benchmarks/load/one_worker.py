@@ -8,7 +8,9 @@ cluster unless ``--db-url``, the fake model at a fixed latency, accounts) and on
 
 * **sign in**: every account through the form (one Argon2 verification each);
 * **first turn**: each account's first chat turn (a note saved), one account at a time;
-* **turns**: ``--turns`` more turns for each account, ``--concurrency`` people at once.
+* **turns**: ``--turns`` more turns for each account, ``--concurrency`` people at once;
+* **list** and **open**: as many reads of the list of conversations, and of the
+  conversation whole, the pages' requests (``GET /api/conversations[/{id}]``).
 
 For each phase it prints the turns, the wall time, the worker's CPU per request, the CPU of
 PostgreSQL's processes per request (own cluster only), and the latency percentiles. With
@@ -96,6 +98,22 @@ class Person:
         self.cid = done[0]["conversation_id"]
         if not any(c["name"] == "save_memory" and c["executed"] for c in done[0]["tool_calls"]):
             raise SystemExit(f"{self.name}: the turn saved nothing: {done[0]}")
+        return took
+
+    def listing(self) -> float:
+        """The list of the account's conversations (the chat page's side bar); its seconds."""
+        return self._page("/api/conversations")
+
+    def opened(self) -> float:
+        """The account's conversation, whole (a tab opened on it); its seconds."""
+        return self._page(f"/api/conversations/{self.cid}")
+
+    def _page(self, path: str) -> float:
+        began = time.perf_counter()
+        answer = self.client.get(path)
+        took = time.perf_counter() - began
+        if answer.status_code != 200:
+            raise SystemExit(f"{self.name}: {path} failed: {answer.status_code}")
         return took
 
 
@@ -244,6 +262,10 @@ def main() -> None:
         phases.run("first turn", [p.write for p in people], 1)
         later = [p.write for _ in range(options.turns) for p in people]
         phases.run("turns", later, options.concurrency)
+        pages = [p.listing for _ in range(options.turns) for p in people]
+        phases.run("list", pages, options.concurrency)
+        pages = [p.opened for _ in range(options.turns) for p in people]
+        phases.run("open", pages, options.concurrency)
         load = os.getloadavg()
         print(
             f"one serve worker on PostgreSQL, {options.accounts} accounts, model latency "
