@@ -538,12 +538,16 @@ class _Web:
         for cid in agent.conversations()[:limit]:
             messages = agent.transcript(cid)
             first = next((m.text for m in messages if isinstance(m, UserMessage)), "")
+            # only a turn that ended on calls without results can wait for a decision: the
+            # others need no second read of their journal
+            last = messages[-1] if messages else None
+            waits = isinstance(last, AssistantMessage) and bool(last.tool_calls)
             out.append(
                 {
                     "id": cid,
                     "title": first[:90],
                     "messages": sum(isinstance(m, UserMessage) for m in messages),
-                    "pending": self.coach.agent.pending_confirmation(cid) is not None,
+                    "pending": waits and agent.pending_confirmation(cid) is not None,
                 }
             )
         return out
