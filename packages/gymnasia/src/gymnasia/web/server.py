@@ -225,7 +225,7 @@ def create_app(
     ``allowed_hosts``); with one, every route requires it. ``tracer`` observes the Coach's
     turns (``open_coach``). When ``db`` has accounts, every route but sign-in asks for one
     and serves that account's data (``_accounts``); sessions last ``session_seconds``.
-    turns (``open_coach``). ``engine="dbos"`` runs its turns as DBOS workflows in ``db`` (a
+    ``engine="dbos"`` runs its turns as DBOS workflows in ``db`` (a
     PostgreSQL database), DBOS launched with the app.
     """
 
