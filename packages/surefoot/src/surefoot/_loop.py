@@ -114,13 +114,9 @@ class Agent:
         max_tokens_per_turn: A budget of tokens (input and output, as the provider reports
             them) per user turn: once a turn has used it, the model is not asked again and
             the turn ends with ``token_budget``. None: no budget.
-        history_turns: How much of the conversation before the current turn a request
-            carries: whole earlier user turns, from ``history_turns`` to twice that less one
-            (the first turn sent moves ``history_turns`` turns at a time, so a provider's
-            prompt cache keeps the prefix in between). A model with a small context, or a
-            long conversation, needs a bound; what must outlive it belongs in the
-            application's own store (the journal keeps everything). None: the whole
-            conversation.
+        history_turns: Whole earlier user turns a request carries besides the current one:
+            N to 2N - 1, the first sent moving N at a time so a provider's prompt cache keeps
+            the prefix (``_runner.window``). None: all (the journal keeps all either way).
         output_type: The type the final answer must be (a pydantic model, a dataclass or a
             TypedDict): asked for natively where the API can, validated always, on
             ``TurnResult.output``.
@@ -162,12 +158,7 @@ class Agent:
         lang = _checked(lang, max_rounds, guard_limit, lease_seconds, output_retries)
         self.output = OutputSpec(output_type) if output_type is not None else None
         self.output_retries = output_retries
-        if max_tokens_per_turn is not None and max_tokens_per_turn < 1:
-            msg = "max_tokens_per_turn must be at least 1 (or None: no budget)"
-            raise ConfigurationError(msg)
-        if history_turns is not None and history_turns < 1:
-            msg = "history_turns must be at least 1 (or None: the whole conversation)"
-            raise ConfigurationError(msg)
+        _at_least_one(max_tokens_per_turn=max_tokens_per_turn, history_turns=history_turns)
         self.history_turns = history_turns
         self.model = model
         self.where_to_check = where_to_check
@@ -453,6 +444,14 @@ def _checked(
         msg = "output_retries must be 0 or more"
         raise ConfigurationError(msg)
     return lang
+
+
+def _at_least_one(**limits: int | None) -> None:
+    """``ConfigurationError`` for a limit given below 1 (None: no limit)."""
+    for name, value in limits.items():
+        if value is not None and value < 1:
+            msg = f"{name} must be at least 1 (or None: no limit)"
+            raise ConfigurationError(msg)
 
 
 def _user_words(
