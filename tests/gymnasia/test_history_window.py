@@ -53,3 +53,20 @@ def test_a_long_conversation_sends_a_window_and_the_store_remembers(tmp_path: Pa
     assert "nota0=valor0" not in said[-1]
     assert said[-1][-1] == "read nota0"
     assert sum(isinstance(m, UserMessage) for m in journaled) == turns + 1  # all kept
+
+
+def test_the_offline_model_reads_the_whole_conversation(tmp_path: Path) -> None:
+    """It has no context to fill, and its call ids count the messages it reads: every turn
+    of a long conversation keeps ids of its own."""
+    database = open_db(str(tmp_path / "gym.db"))
+    try:
+        agent = coach_parts(today=TODAY).coach(database, lang="es").agent
+        for number in range(2 * HISTORY_TURNS + 2):
+            agent.run_turn_sync(f"recuerda que nota{number} es valor {number}", conversation_id="c")
+        journaled = agent.journal.load("c")
+    finally:
+        database.close()
+    assert agent.history_turns is None
+    ids = [c.call_id for m in journaled if isinstance(m, AssistantMessage) for c in m.tool_calls]
+    assert len(ids) >= 2 * HISTORY_TURNS + 2
+    assert len(set(ids)) == len(ids)

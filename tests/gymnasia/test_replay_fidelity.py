@@ -103,6 +103,8 @@ journal = coach.agent.journal.load(conversation)
 system = coach.agent.system
 rebuilt = []
 for r in live["requests"]:
+    # one turn was recorded: every request carried the journal from its start (no window
+    # of the Coach's HISTORY_TURNS cuts a conversation this short)
     messages = tuple(journal[: r["count"]])
     specs = coach.agent.offered(messages)
     rebuilt.append(wire(ModelRequest(messages=messages, tools=specs, system=system)))

@@ -55,10 +55,12 @@ DEFAULT_MODELS: Final = {
     "openai-chat": "llama3.1",
 }
 HISTORY_TURNS: Final = 6
-"""Earlier turns a model request carries (surefoot's ``history_turns``): six to eleven. What
-the Coach must remember longer lives in its store (measurements, memory, diet, routines),
-which its tools read; a small local model's context (16,384 tokens here) then holds the
-system prompt, the offered tools and the window, however long the conversation runs."""
+"""Earlier turns a language model's request carries (surefoot's ``history_turns``): six to
+eleven. What the Coach must remember longer lives in its store (measurements, memory, diet,
+routines), which its tools read; so the number of turns a request carries stops growing,
+and a small local model's context (16,384 tokens here) holds the system prompt, the offered
+tools and a window of ordinary turns (a turn with a very large tool result can still take
+more). The offline model, which has no context to fill, reads the whole conversation."""
 
 
 def default_db_path() -> Path:
@@ -192,10 +194,15 @@ class CoachParts:
     today: dt.date | None
     _offers: dict[str, Offer] = field(default_factory=dict)
 
+    @property
+    def offline(self) -> bool:
+        """Whether the Coach's model is the offline one (no declarations, no context)."""
+        return self.model is None or isinstance(self.model, OfflineModel)
+
     def offer(self, system: str) -> Offer | None:
         """The offer policy under ``system`` (one per prompt), or None for the offline model,
         which reads no declarations and is offered all."""
-        if self.model is None or isinstance(self.model, OfflineModel):
+        if self.offline:
             return None
         found = self._offers.get(system)
         if found is None:
@@ -231,7 +238,7 @@ class CoachParts:
                 tracer=self.tracer,
                 where_to_check=self.where_to_check,
                 call_words=self.call_words,
-                history_turns=HISTORY_TURNS,
+                history_turns=None if self.offline else HISTORY_TURNS,
                 today=(lambda: today) if today is not None else None,  # what "hoy" grounds
             )
 

@@ -2,8 +2,9 @@
 
 A small local model reads every declaration before its first word: all 25 tools are about
 14,000 characters, two to four minutes of prefill on two cores. So a request declares the
-tools of the domains the conversation is about, found by the words of its user messages (the
-offline parser's lexicon, in es, pt and en) and by the tools it has already called:
+tools of the domains the conversation is about, found by the words of the user messages the
+request carries (the window of ``app.HISTORY_TURNS``; the offline parser's lexicon, in es, pt
+and en) and by the tools it has already called:
 
 * each domain (measurements, memory, diet, training, feature requests) has its essentials
   (its reads and its main write), its fixes (corrections, moves, renames) and its deletes;
@@ -205,7 +206,7 @@ class Mentions:
 def mentions(text: str) -> Mentions:
     """The domains ``text`` names, and the changes it asks for in them.
 
-    Every request of a turn reads every user message of the conversation again, so each
+    Every request of a turn reads every user message it carries again, so each
     text's answer is kept (a process's most recent 4,096): a message is tagged once, not
     once per request for the rest of its conversation."""
     items = tag(text, tokenize(text))

@@ -74,7 +74,8 @@ TurnEvent = TextDelta | CallRecord | HarnessMessage
 EventHandler = Callable[[TurnEvent], Awaitable[None] | None]
 
 OfferTools = Callable[[Sequence[Message]], Iterable[str]]
-"""Which tools the next request declares, by name, given the conversation so far."""
+"""Which tools the next request declares, by name, given the messages it carries (the whole
+conversation so far, or its window: ``Agent(history_turns=...)``)."""
 
 _REASON_BY_FINISH: dict[str, StopReason] = {"max_tokens": "max_tokens", "refusal": "refusal"}
 
@@ -498,7 +499,9 @@ def window(messages: Sequence[Message], turns: int | None) -> Sequence[Message]:
     user turns, all of them while there are fewer than ``2 * turns``, else the last ``turns``
     to ``2 * turns - 1``. The first message sent moves ``turns`` user turns at a time, not at
     every turn, so a provider's prompt cache keeps the prefix between two moves; a window
-    starts at a user message, so every call it carries has its results. None: everything."""
+    starts at a user message, so every call it carries has its results. None: everything.
+    Only the request is cut: grounding still reads every user message of the journal (what
+    a person said is theirs however long ago), and a resume rebuilds from the whole turn."""
     if turns is None:
         return messages
     starts = [i for i, m in enumerate(messages) if isinstance(m, UserMessage)]
