@@ -8,28 +8,18 @@ import asyncio
 import datetime as dt
 from pathlib import Path
 
+from test_shared_tools import notes_answer
+
 from gymnasia.app import HISTORY_TURNS, coach_parts, open_db
-from surefoot import ModelRequest, Ok
-from surefoot.messages import AssistantMessage, ToolResultsMessage, UserMessage
-from surefoot.testing import FunctionModel, call, turn
+from surefoot import Ok
+from surefoot.messages import AssistantMessage, UserMessage
+from surefoot.testing import FunctionModel
 
 TODAY = dt.date(2026, 3, 2)
 
 
-def _answer(request: ModelRequest) -> AssistantMessage:
-    """``key=value`` saves a note, ``read key`` reads one, a tool result ends the turn."""
-    last = request.messages[-1]
-    if isinstance(last, ToolResultsMessage):
-        return turn("Hecho.")
-    assert isinstance(last, UserMessage)
-    if last.text.startswith("read "):
-        return turn(call("read_memory", {"key": last.text.removeprefix("read ")}))
-    key, _, value = last.text.partition("=")
-    return turn(call("save_memory", {"key": key, "description": "nota", "value": value}))
-
-
 def test_a_long_conversation_sends_a_window_and_the_store_remembers(tmp_path: Path) -> None:
-    model = FunctionModel(_answer)
+    model = FunctionModel(notes_answer)
     database = open_db(str(tmp_path / "gym.db"))
     try:
         agent = coach_parts(model=model, today=TODAY).coach(database, lang="es").agent

@@ -19,7 +19,7 @@ from surefoot.testing import FunctionModel, call, turn
 TODAY = dt.date(2026, 3, 2)
 
 
-def _answer(request: ModelRequest) -> AssistantMessage:
+def notes_answer(request: ModelRequest) -> AssistantMessage:
     """``key=value`` saves a note, ``read key`` reads one, a tool result ends the turn."""
     last = request.messages[-1]
     if isinstance(last, ToolResultsMessage):
@@ -45,7 +45,7 @@ def test_two_accounts_on_one_tool_set_see_only_their_own_notes(db_url: str) -> N
     """Ana and bruno save a note under the same key at the same time through one shared tool
     set: each reads back their own value, the other's is nowhere in the answer, and the rows
     are each their account's."""
-    parts = coach_parts(model=FunctionModel(_answer), today=TODAY)
+    parts = coach_parts(model=FunctionModel(notes_answer), today=TODAY)
     database = open_db(db_url)
     try:
         ana = parts.coach(database, user="ana")
@@ -84,13 +84,13 @@ def test_two_accounts_on_one_tool_set_see_only_their_own_notes(db_url: str) -> N
 def test_a_shared_tool_without_an_account_in_its_context_reads_nothing(db_url: str) -> None:
     """An agent over the shared tools whose context names no store (no account) gets an error
     for the call, not some account's note: the tools hold no account of their own."""
-    parts = coach_parts(model=FunctionModel(_answer), today=TODAY)
+    parts = coach_parts(model=FunctionModel(notes_answer), today=TODAY)
     database = open_db(db_url)
     try:
         ana = parts.coach(database, user="ana")
         assert isinstance(asyncio.run(_turn(ana, "plan=ana-secret")), Ok)
         stranger = Agent(
-            model=FunctionModel(_answer), tools=parts.tools, app_context={"user": "ana"}
+            model=FunctionModel(notes_answer), tools=parts.tools, app_context={"user": "ana"}
         )
         result = asyncio.run(stranger.run_turn("read plan"))
     finally:
