@@ -99,6 +99,15 @@ def test_a_query_that_writes_is_a_transaction(db: Database) -> None:
     assert db.query(f"SELECT n FROM {TABLE} WHERE key = ?", ("q",)) == [(2,)]
 
 
+def test_a_data_modifying_with_is_a_commit(db: Database) -> None:
+    """A statement that begins with ``WITH`` and writes in it (on PostgreSQL, an append is
+    one) counts as a commit; one that only reads counts as a read."""
+    with counting(db.counts) as made:
+        db.query(f"WITH n (v) AS (SELECT 1) INSERT INTO {TABLE} (key, n) SELECT 'w', v FROM n")
+        db.query("WITH n (v) AS (SELECT 1) SELECT v FROM n")
+    assert (made.transactions, made.commits, made.reads, made.round_trips) == (1, 1, 1, 2)
+
+
 def test_a_warm_turn_reads_without_a_transaction(db: Database) -> None:
     """A turn on a conversation this journal has cached checks its copy with single
     statements: every transaction of the turn is a commit that writes."""
@@ -173,25 +182,27 @@ def _die_on_second_request(request: ModelRequest, journal: SqlJournal) -> Any:
 def test_the_round_trips_of_a_warm_write_turn(db: Database, tool: str) -> None:
     """A write turn on a conversation this journal has cached and nobody holds: the hold is
     one statement on PostgreSQL (a transaction of three on SQLite), the cached copy is
-    checked by single statements, appends number their messages from it, and the claim
-    returns its row. The budget counts every statement and each transaction's ``BEGIN`` and
-    ``COMMIT``: a change that adds a round trip to PostgreSQL fails here."""
+    checked by single statements, appends number their messages from it and are one
+    statement each, the claim returns its row, and a write that committed with
+    ``commit_in`` is not read back. The budget counts every statement and each
+    transaction's ``BEGIN`` and ``COMMIT``: a change that adds a round trip to PostgreSQL
+    fails here."""
     agent = _agent(db, tool, 1)
     asyncio.run(agent.run_turn("warm up", conversation_id="c_trips"))
     with counting(db.counts) as made:
         asyncio.run(agent.run_turn("again", conversation_id="c_trips"))
     trips = made.round_trips
     budget = {
-        # the hold 1; the load's check 1; the person's message 4 (BEGIN, the fence with the
-        # model, the message, COMMIT); the response 4; the claim 3; the settlement 1; the
-        # outcomes with the final answer 5; the release 1. An atomic write settles in its
-        # own transaction (4) and reads the ledger back (1). A new message has no decisions
-        # to read: nothing in its turn was asked yet
-        ("postgresql", "write_item"): 20,
-        ("postgresql", "write_atomic"): 24,
+        # the hold 1; the load's check 1; the person's message 1 (the fence check, with the
+        # model, and the message in one statement); the response 1; the claim 1; the
+        # settlement 1; the outcomes with the final answer 1; the release 1. An atomic
+        # write settles in its own transaction (BEGIN, the effect, commit_in, COMMIT: 4).
+        # A new message has no decisions to read: nothing in its turn was asked yet
+        ("postgresql", "write_item"): 8,
+        ("postgresql", "write_atomic"): 11,
         # SQLite runs in the process, where a statement costs no wait: the hold takes its
-        # transaction (5) and the claim reads its row back (4)
+        # transaction (5), each append is one (4 or 5), and the claim reads its row back (4)
         ("sqlite", "write_item"): 25,
-        ("sqlite", "write_atomic"): 29,
+        ("sqlite", "write_atomic"): 28,
     }[db.dialect, tool]
     assert trips <= budget, made

@@ -420,6 +420,74 @@ def test_atomic_write_whose_transaction_rolled_back_is_never_ok(effects_db: Any)
     assert "did not commit" in diagnostics.list()[-1].message
 
 
+@pytest.fixture
+def deferred_db(db_url: str) -> Any:
+    """SQLite or PostgreSQL with a table whose foreign key is checked only at ``COMMIT``."""
+    db = open_database(db_url)
+    db.migrate(
+        "test",
+        [
+            (
+                "CREATE TABLE owners (k TEXT PRIMARY KEY);"
+                "CREATE TABLE owned (k TEXT PRIMARY KEY, owner TEXT NOT NULL "
+                "REFERENCES owners (k) DEFERRABLE INITIALLY DEFERRED)"
+            )
+        ],
+    )
+    yield db
+    db.close()
+
+
+def _owned_tools(db: Any) -> ToolSet:
+    tools = ToolSet()
+
+    @tools.tool(effect="write", atomic=True)
+    def own(ctx: ToolContext, k: str, owner: str) -> dict[str, Any]:
+        """Record what ``owner`` owns, atomically with the ledger."""
+        try:
+            with db.transaction() as tx:
+                tx.execute("INSERT INTO owned (k, owner) VALUES (?, ?)", (k, owner))
+                ctx.commit_in(tx, {"k": k, "owner": owner})
+        except StoreError:  # the COMMIT refused it; the handler claims success all the same
+            pass
+        return {"k": k, "owner": owner}
+
+    return tools
+
+
+def test_atomic_write_whose_commit_fails_is_never_ok(deferred_db: Any) -> None:
+    """Everything in the handler's transaction ran, ``commit_in`` included, and only its
+    ``COMMIT`` failed (a deferred check): the outcome is not applied, never Ok, whatever the
+    handler returns; the ledger's own check of that transaction says it did not commit."""
+    ledger = SqlLedger(deferred_db)
+    executor = Executor(_owned_tools(deferred_db), ledger=ledger)
+    (record,) = _run(executor, [call("own", {"k": "a", "owner": "nobody"})]).records
+    error = _error(record.outcome)
+    assert (error.code, error.recovery) == ("not_applied", Recovery.STOP_TURN)
+    entry = ledger.get(record.key)
+    assert entry is not None
+    assert entry.state == "failed"
+    assert deferred_db.query("SELECT k FROM owned") == []
+
+
+def test_atomic_write_that_committed_is_not_read_back(deferred_db: Any) -> None:
+    """A handler's transaction that committed with ``commit_in`` in it is its success: the
+    settlement asks the database nothing more, and the result is the stored one (as a
+    replay loads it)."""
+    deferred_db.query("INSERT INTO owners (k) VALUES ('ana')")
+    ledger = SqlLedger(deferred_db)
+    executor = Executor(_owned_tools(deferred_db), ledger=ledger)
+    sent = deferred_db.counts.round_trips
+    (record,) = _run(executor, [call("own", {"k": "a", "owner": "ana"})]).records
+    trips = deferred_db.counts.round_trips - sent
+    assert record.outcome == Ok({"k": "a", "owner": "ana"})
+    # the claim (1 statement), then BEGIN, the insert, commit_in's update and COMMIT; on
+    # SQLite the claim is a transaction that reads its row back (BEGIN, insert, read, COMMIT)
+    assert trips == (5 if deferred_db.dialect == "postgresql" else 8)
+    (replay,) = _run(executor, [call("own", {"k": "a", "owner": "ana"})]).records
+    assert (replay.executed, replay.outcome) == (False, record.outcome)
+
+
 # -- row 7 via reconcile ---------------------------------------------------------------------
 
 

@@ -279,3 +279,27 @@ def test_an_append_in_a_transaction_that_rolls_back_leaves_no_trace(pg_url: str)
     ]
     assert _texts(SqlJournal(db).load("c_nested")) == ["one", "two"]
     db.close()
+
+
+def test_an_append_under_a_lease_taken_over_writes_nothing(
+    two: tuple[Database, Database],
+) -> None:
+    """The first holder's journal still numbers from its own last append (on PostgreSQL, the
+    append is then one statement, the fence check inside it); its lease lapsed and another
+    holder took the conversation and appended: the late append is refused and writes
+    nothing, and the transcript is what the holders committed, in order."""
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    lapsed = mine.acquire("c1", seconds=-1)  # lapses at once, as after a long pause
+    assert lapsed is not None
+    assert mine.load("c1") == []  # as a turn begins
+    mine.append("c1", UserMessage("one"), lease=lapsed)
+    held = theirs.acquire("c1", seconds=30)
+    assert held is not None
+    assert held.fence > lapsed.fence
+    theirs.append("c1", UserMessage("theirs"), lease=held)
+    with pytest.raises(ConversationBusyError):
+        mine.append("c1", UserMessage("late"), UserMessage("later"), lease=lapsed)
+    expected = ["one", "theirs"]
+    assert [m.text for m in _fresh(two[0], "c1")] == expected  # type: ignore[union-attr]
+    assert [m.text for m in mine.load("c1")] == expected  # type: ignore[union-attr]
+    theirs.release(held)

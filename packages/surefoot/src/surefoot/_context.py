@@ -10,7 +10,7 @@ from ._outcome import checked_data
 from ._texts import Lang
 
 if TYPE_CHECKING:
-    from ._ledger import Ledger
+    from ._ledger import Landed, Ledger
 
 
 @dataclass(slots=True)
@@ -38,6 +38,7 @@ class ToolContext:
     app: dict[str, Any] = field(default_factory=dict)
     _ledger: Ledger | None = field(default=None, repr=False)
     _committed_in_tx: bool = field(default=False, repr=False)
+    _landed: Landed | None = field(default=None, repr=False)
     _unverifiable: bool = field(default=False, repr=False)
 
     def commit_in(self, connection: Any, data: dict[str, Any]) -> None:
@@ -49,7 +50,9 @@ class ToolContext:
         if self.key is None or self._ledger is None:
             msg = "commit_in is only for write tools run with a ledger"
             raise ConfigurationError(msg)
-        self._ledger.commit_in(connection, self.key, self.attempt, checked_data(data))
+        self._landed = self._ledger.commit_in(
+            connection, self.key, self.attempt, checked_data(data)
+        )
         self._committed_in_tx = True
 
     def mark_unverifiable(self) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal, Protocol
 
@@ -62,6 +63,12 @@ class Claim:
     owned: bool
 
 
+Landed = Callable[[], dict[str, Any] | None]
+"""Asked after a handler's transaction ended: the write's result as the ledger now holds it,
+if the transaction ``commit_in`` ran in committed (its ``COMMIT`` returned); None if that is
+not known here (the ledger is asked then)."""
+
+
 class Ledger(Protocol):
     """Where writes are claimed and settled. ``MemoryLedger`` and ``SqlLedger`` implement it."""
 
@@ -83,8 +90,12 @@ class Ledger(Protocol):
         """Insert ``pending`` for a new key (owned), or return what the key already is."""
         ...
 
-    def commit_in(self, connection: Any, key: str, attempt: int, result: dict[str, Any]) -> None:
-        """Mark committed inside the caller's transaction; raise ``FencedError`` if fenced."""
+    def commit_in(
+        self, connection: Any, key: str, attempt: int, result: dict[str, Any]
+    ) -> Landed | None:
+        """Mark committed inside the caller's transaction; raise ``FencedError`` if fenced.
+        May return a ``Landed`` check, which settling asks once the handler has returned
+        instead of reading the entry back; None: settling reads it back."""
         ...
 
     def finalize(
@@ -237,7 +248,9 @@ class MemoryLedger:
         expired = row.state == "pending" and self._leases.get(row.key, 0.0) < now
         return replace(row, lease_expired=expired)
 
-    def commit_in(self, connection: Any, key: str, attempt: int, result: dict[str, Any]) -> None:
+    def commit_in(
+        self, connection: Any, key: str, attempt: int, result: dict[str, Any]
+    ) -> Landed | None:
         del connection
         msg = "MemoryLedger cannot join another database's transaction; use SqlLedger"
         raise StoreError(msg)

@@ -38,7 +38,11 @@ class Settler:
             if ctx._committed_in_tx:
                 # commit_in wrote the record inside the handler's transaction; whether that
                 # transaction committed only the ledger can tell (a handler may catch the
-                # failure of its own commit and still return its data)
+                # failure of its own commit and still return its data): the ledger's own
+                # check when it gave one (the transaction's COMMIT returned), else a read
+                landed = ctx._landed() if ctx._landed is not None else None
+                if landed is not None:
+                    return Ok(landed)
                 entry = self.ledger.get(key)
                 if entry is not None and entry.state == "committed" and entry.result is not None:
                     return Ok(entry.result)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import sys
 import threading
 from collections import OrderedDict
@@ -36,7 +37,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from ._diagnostics import Diagnostic
 from ._exceptions import ConversationBusyError, StoreError, StoreErrorKind
 from ._journal import Approval, Lease, ModelRef
-from ._ledger import DEFAULT_USER, Claim, FencedError, LedgerEntry, LedgerState
+from ._ledger import DEFAULT_USER, Claim, FencedError, Landed, LedgerEntry, LedgerState
 from ._messages import Message
 from ._owner import new_owner, owner_is_gone
 from ._serde import message_from_json, message_to_json
@@ -48,6 +49,8 @@ _NOW = {
     "postgresql": "extract(epoch from clock_timestamp())::double precision",
 }
 _WRITES: Final = ("INSERT", "UPDATE", "DELETE")
+_WRITES_WITHIN: Final = re.compile(r"\b(INSERT|UPDATE|DELETE)\b")
+"""A write inside a ``WITH`` statement (a data-modifying common table expression)."""
 _TOKENS = {
     "sqlite": {"{serial}": "INTEGER PRIMARY KEY AUTOINCREMENT", "{real}": "REAL"},
     "postgresql": {"{serial}": "BIGSERIAL PRIMARY KEY", "{real}": "DOUBLE PRECISION"},
@@ -224,11 +227,19 @@ class Tx:
         self.wrote = False
         """Whether a statement that writes ran in it."""
         self.statements = 0
+        self.committed = False
+        """Whether it committed: set when its ``COMMIT`` returned (never on a savepoint,
+        which only the transaction around it can commit)."""
 
     @property
     def dialect(self) -> Dialect:
         """``sqlite`` or ``postgresql``."""
         return self._db.dialect
+
+    @property
+    def database(self) -> Database:
+        """The database it runs on."""
+        return self._db
 
     @property
     def nested(self) -> bool:
@@ -305,11 +316,15 @@ class Database:
             out = out.replace(token, value)
         if self.dialect == "postgresql":
             out = out.replace("%", "%%").replace("?", "%s")
-        writes = statement.lstrip().upper().startswith(_WRITES)
+        head = statement.lstrip().upper()
+        writes = head.startswith(_WRITES) or (
+            head.startswith("WITH") and _WRITES_WITHIN.search(head) is not None
+        )
         self._sql_cache[statement] = (out, writes)
         return out, writes
 
     def _committed(self, tx: Tx) -> None:
+        tx.committed = not tx.nested
         with self._count_lock:
             self.counts.transactions += 1
             self.counts.commits += tx.wrote
@@ -800,24 +815,26 @@ class SqlLedger:
             "VALUES (?, ?, ?, ?, ?, ?, 'pending', 1, {now} + ?, {now}, {now}) "
             "ON CONFLICT (key) DO NOTHING"
         )
-        # on PostgreSQL the new row comes back with the insert (a round trip less); SQLite
-        # before 3.35 has no RETURNING, and a statement there costs no round trip
-        returning = self.db.dialect == "postgresql"
-        with self.db.transaction() as tx:
-            rows = tx.execute(
-                insert + (f" RETURNING {_LEDGER_COLUMNS}" if returning else ""),
-                (
-                    key,
-                    self.user,
-                    conversation_id,
-                    tool,
-                    fingerprint,
-                    _json(arguments),
-                    lease_seconds,
-                ),
+        params = (key, self.user, conversation_id, tool, fingerprint, _json(arguments))
+        # on PostgreSQL the new row comes back with the insert, a statement on its own: one
+        # round trip, where a transaction around it takes three (a key already claimed is
+        # read by a second statement; one transaction around both would give neither more
+        # than it has alone). SQLite before 3.35 has no RETURNING, and a statement there
+        # costs no round trip
+        if self.db.dialect == "postgresql":
+            rows, inserted = self.db.execute(
+                insert + f" RETURNING {_LEDGER_COLUMNS}", (*params, lease_seconds)
             )
-            owned = tx.rowcount == 1
-            if not (returning and owned):
+            owned = inserted == 1
+            if not owned:
+                rows = self.db.query(
+                    f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
+                    (key, self.user),
+                )
+        else:
+            with self.db.transaction() as tx:
+                tx.execute(insert, (*params, lease_seconds))
+                owned = tx.rowcount == 1
                 rows = tx.execute(
                     f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
                     (key, self.user),
@@ -827,18 +844,30 @@ class SqlLedger:
             raise StoreError(msg, kind="misuse", url=self.db.url)
         return Claim(_entry(rows[0]), owned=owned)
 
-    def commit_in(self, connection: Any, key: str, attempt: int, result: dict[str, Any]) -> None:
+    def commit_in(
+        self, connection: Any, key: str, attempt: int, result: dict[str, Any]
+    ) -> Landed | None:
         if not isinstance(connection, Tx):
             msg = "commit_in needs the Tx of a transaction on the ledger's database"
             raise StoreError(msg, kind="misuse", url=self.db.url)
+        stored = _json(result)
         connection.execute(
             "UPDATE sf_ledger SET state = 'committed', result = ?, updated_at = {now} "
             "WHERE key = ? AND user_id = ? AND attempt = ? AND state = 'pending'",
-            (_json(result), key, self.user, attempt),
+            (stored, key, self.user, attempt),
         )
         if connection.rowcount != 1:
             msg = f"write {key} is no longer held at attempt {attempt}"
             raise FencedError(msg)
+        if connection.database is not self.db:
+            return None
+
+        def landed() -> dict[str, Any] | None:
+            # the row this transaction updated is what it committed: the result as a read
+            # of it would load it back, without the read
+            return json.loads(stored) if connection.committed and stored else None
+
+        return landed
 
     def finalize(
         self,
@@ -1047,6 +1076,11 @@ class SqlJournal:
     ) -> tuple[bool, int]:
         """Append ``payloads`` in one transaction; whether it was a savepoint (kept only if
         the transaction around it commits), and the number of the message before them."""
+        if payloads and self.db.dialect == "postgresql" and self.db.depth() == 0:
+            last = self._last_under(conversation_id, lease.fence)
+            if last is not None:
+                self._append_alone(conversation_id, payloads, lease, model, last)
+                return False, last
         with self.db.transaction() as tx:
             # the fence check takes the conversation's row lock: a new holder waits for us;
             # the model a turn runs on is set by the same statement
@@ -1083,6 +1117,35 @@ class SqlJournal:
                     (self.user, conversation_id, seq, payload),
                 )
         return nested, last
+
+    def _append_alone(
+        self,
+        conversation_id: str,
+        payloads: list[str],
+        lease: Lease,
+        model: ModelRef | None,
+        last: int,
+    ) -> None:
+        """The usual append on PostgreSQL in one statement, on its own: the fence check (with
+        the turn's model) is a data-modifying ``WITH``, and the messages, numbered after
+        ``last``, are inserted only if it matched. One round trip where a transaction takes
+        four or five; atomic and durable all the same, and the check takes the
+        conversation's row lock just as the transaction's ``UPDATE`` does."""
+        setting = ", provider = ?, model = ?, base_url = ?" if model is not None else ""
+        values = ", ".join(["(?, ?)"] * len(payloads))
+        sql = (
+            f"WITH held AS (UPDATE sf_conversations SET updated_at = {{now}}{setting} "
+            "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ? RETURNING user_id, id) "
+            "INSERT INTO sf_messages (user_id, conversation_id, seq, payload, created_at) "
+            "SELECT held.user_id, held.id, added.seq, added.payload, {now} "
+            f"FROM held, (VALUES {values}) AS added (seq, payload)"
+        )
+        chosen = () if model is None else (model.provider, model.model, model.base_url)
+        where = (self.user, conversation_id, lease.owner, lease.fence)
+        numbered = [v for pair in enumerate(payloads, start=last + 1) for v in pair]
+        _, inserted = self.db.execute(sql, (*chosen, *where, *numbered))
+        if inserted != len(payloads):
+            raise ConversationBusyError(conversation_id)
 
     def _last_under(self, conversation_id: str, fence: int) -> int | None:
         """The last message's number, if an append of ours under ``fence`` (the lease this
