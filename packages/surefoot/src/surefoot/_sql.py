@@ -816,6 +816,7 @@ class SqlLedger:
             "ON CONFLICT (key) DO NOTHING"
         )
         params = (key, self.user, conversation_id, tool, fingerprint, _json(arguments))
+        read = f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?"
         # on PostgreSQL the new row comes back with the insert, a statement on its own: one
         # round trip, where a transaction around it takes three (a key already claimed is
         # read by a second statement; one transaction around both would give neither more
@@ -827,18 +828,12 @@ class SqlLedger:
             )
             owned = inserted == 1
             if not owned:
-                rows = self.db.query(
-                    f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
-                    (key, self.user),
-                )
+                rows = self.db.query(read, (key, self.user))
         else:
             with self.db.transaction() as tx:
                 tx.execute(insert, (*params, lease_seconds))
                 owned = tx.rowcount == 1
-                rows = tx.execute(
-                    f"SELECT {_LEDGER_COLUMNS} FROM sf_ledger WHERE key = ? AND user_id = ?",
-                    (key, self.user),
-                )
+                rows = tx.execute(read, (key, self.user))
         if not rows:  # a key is a hash over the user too: another user's key cannot match
             msg = "the write's key belongs to another user"
             raise StoreError(msg, kind="misuse", url=self.db.url)
@@ -1074,8 +1069,10 @@ class SqlJournal:
     def _append(
         self, conversation_id: str, payloads: list[str], lease: Lease, model: ModelRef | None
     ) -> tuple[bool, int]:
-        """Append ``payloads`` in one transaction; whether it was a savepoint (kept only if
-        the transaction around it commits), and the number of the message before them."""
+        """Append ``payloads`` (one statement on PostgreSQL when the journal knows the number
+        of the message before them, else one transaction); whether it was a savepoint (kept
+        only if the transaction around it commits), and the number of the message before
+        them."""
         if payloads and self.db.dialect == "postgresql" and self.db.depth() == 0:
             last = self._last_under(conversation_id, lease.fence)
             if last is not None:
@@ -1084,19 +1081,7 @@ class SqlJournal:
         with self.db.transaction() as tx:
             # the fence check takes the conversation's row lock: a new holder waits for us;
             # the model a turn runs on is set by the same statement
-            where = (self.user, conversation_id, lease.owner, lease.fence)
-            if model is None:
-                tx.execute(
-                    "UPDATE sf_conversations SET updated_at = {now} "
-                    "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
-                    where,
-                )
-            else:
-                tx.execute(
-                    "UPDATE sf_conversations SET updated_at = {now}, provider = ?, model = ?, "
-                    "base_url = ? WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
-                    (model.provider, model.model, model.base_url, *where),
-                )
+            tx.execute(*self._fence_check(conversation_id, lease, model))
             if tx.rowcount != 1:
                 raise ConversationBusyError(conversation_id)
             nested = tx.nested
@@ -1131,21 +1116,31 @@ class SqlJournal:
         ``last``, are inserted only if it matched. One round trip where a transaction takes
         four or five; atomic and durable all the same, and the check takes the
         conversation's row lock just as the transaction's ``UPDATE`` does."""
-        setting = ", provider = ?, model = ?, base_url = ?" if model is not None else ""
+        check, params = self._fence_check(conversation_id, lease, model)
         values = ", ".join(["(?, ?)"] * len(payloads))
         sql = (
-            f"WITH held AS (UPDATE sf_conversations SET updated_at = {{now}}{setting} "
-            "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ? RETURNING user_id, id) "
+            f"WITH held AS ({check} RETURNING user_id, id) "
             "INSERT INTO sf_messages (user_id, conversation_id, seq, payload, created_at) "
             "SELECT held.user_id, held.id, added.seq, added.payload, {now} "
             f"FROM held, (VALUES {values}) AS added (seq, payload)"
         )
-        chosen = () if model is None else (model.provider, model.model, model.base_url)
-        where = (self.user, conversation_id, lease.owner, lease.fence)
         numbered = [v for pair in enumerate(payloads, start=last + 1) for v in pair]
-        _, inserted = self.db.execute(sql, (*chosen, *where, *numbered))
+        _, inserted = self.db.execute(sql, (*params, *numbered))
         if inserted != len(payloads):
             raise ConversationBusyError(conversation_id)
+
+    def _fence_check(
+        self, conversation_id: str, lease: Lease, model: ModelRef | None
+    ) -> tuple[str, tuple[Any, ...]]:
+        """The ``UPDATE`` that finds the conversation still held under ``lease`` (one row, or
+        none), setting the turn's model when given, and its parameters."""
+        setting = ", provider = ?, model = ?, base_url = ?" if model is not None else ""
+        chosen = () if model is None else (model.provider, model.model, model.base_url)
+        sql = (
+            f"UPDATE sf_conversations SET updated_at = {{now}}{setting} "
+            "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?"
+        )
+        return sql, (*chosen, self.user, conversation_id, lease.owner, lease.fence)
 
     def _last_under(self, conversation_id: str, fence: int) -> int | None:
         """The last message's number, if an append of ours under ``fence`` (the lease this
