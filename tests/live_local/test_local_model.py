@@ -24,7 +24,10 @@ The invariants:
 6. no turn ends ``completed`` with an empty reply;
 7. a reply the harness writes after a write committed mentions the saved values;
 8. the turn's first request is at most 8,500 characters of system prompt + tools, and the
-   server counts it as at most 2,500 prompt tokens.
+   server counts it as at most 2,500 prompt tokens;
+9. in a conversation longer than the Coach's window (fourteen turns), every request carries
+   the current turn and six to eleven whole earlier turns, and every tool result it carries
+   follows the call it answers.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class Scenario:
     fault: str | None = None
     seed: bool = False
     """76 kg on 2020-01-01 before the turn."""
+    conversation: str | None = None
+    """The conversation the turn continues (None: a new one)."""
 
 
 SAVE_ES = "Guarda mi peso de hoy: 77,4 kg"
@@ -93,6 +98,19 @@ SCENARIOS = [  # one language at a time: the server caches the last prompt's pre
     Scenario("repeated_write_pt", "Salve o meu peso de hoje: 77,4 kg", ("5_write_once",), "pt"),
     Scenario("repeated_write_en", "Save my weight for today: 77.4 kg", ("5_write_once",), "en"),
 ]
+LONG_CONVERSATION = [  # twelve saves, a question about the first one, one more save
+    *(
+        f"Guarda mi peso del 2026-11-{day:02d}: {80 - day / 5:.1f} kg".replace(".", ",")
+        for day in range(1, 13)
+    ),
+    "¿Cuánto pesaba el 2026-11-01?",
+    SAVE_ES,
+]
+"""Fourteen turns of one conversation: more than the Coach's window of six to eleven earlier
+turns, so its last two requests leave the first turns out (the first day's weight is then in
+the store, not in the request)."""
+WINDOW_EARLIER = (6, 11)
+"""Whole earlier turns a request carries once the conversation is longer than the window."""
 EVERY_TURN = (
     "4_no_failed_repeat",
     "6_no_empty_reply",
@@ -148,6 +166,8 @@ def run_scenario(scenario: Scenario, base_url: str, db: Path) -> Run:
         args += ["--lang", scenario.lang]
         if scenario.fault is not None:
             args += ["--fault", scenario.fault]
+        if scenario.conversation is not None:
+            args += ["--conversation", scenario.conversation]
         started = time.monotonic()
         proc = _gymnasia(args, timeout=PROCESS_TIMEOUT)
         wall = time.monotonic() - started
@@ -406,10 +426,13 @@ FIRST_REQUEST_TOKENS = 2500
 
 def check_first_request_is_small(run: Run, turn: dict[str, Any]) -> Verdict:
     """8: the turn's first request is at most 8,500 characters of system prompt + tools, and
-    the server counts it as at most 2,500 prompt tokens."""
+    the server counts it as at most 2,500 prompt tokens (a conversation's first turn: a later
+    one's request carries its earlier turns too)."""
     if not run.wire:
         return False, "no request on the wire"
     body = run.wire[0].request_json() or {}
+    if any(m.get("role") == "assistant" for m in body.get("messages") or []):
+        return None, "not applicable: the request carries earlier turns"
     system = "".join(
         m.get("content") or "" for m in body.get("messages") or [] if m.get("role") == "system"
     )
@@ -420,6 +443,41 @@ def check_first_request_is_small(run: Run, turn: dict[str, Any]) -> Verdict:
     if not isinstance(prompt, int):
         return False, f"{detail}: the server reported no prompt tokens"
     return chars <= FIRST_REQUEST_CHARS and prompt <= FIRST_REQUEST_TOKENS, detail
+
+
+def _carried(exchange: Exchange, said: list[str]) -> list[str]:
+    """What the person said that one request carries, in its order."""
+    messages = (exchange.request_json() or {}).get("messages") or []
+    return [m["content"] for m in messages if m.get("role") == "user" and m["content"] in said]
+
+
+def check_window(wire: list[Exchange], said: list[str]) -> Verdict:
+    """9: every request of the turn that ``said[-1]`` opens carries the person's messages as
+    one run that ends with it: all of them while there are at most eleven earlier turns, then
+    six to eleven; the first message after the system prompt is the person's, and every tool
+    result follows, in the same request, the call it answers."""
+    if not wire:
+        return False, "no request on the wire"
+    earlier = len(said) - 1
+    low, high = WINDOW_EARLIER
+    for number, exchange in enumerate(wire, 1):
+        carried = _carried(exchange, said)
+        if not carried or carried != said[len(said) - len(carried) :]:
+            return False, f"request {number} carries {len(carried)} messages out of order"
+        carries = len(carried) - 1
+        if not (carries == earlier if earlier <= high else low <= carries <= high):
+            return False, f"request {number} carries {carries} of {earlier} earlier turns"
+        messages = (exchange.request_json() or {}).get("messages") or []
+        talk = [m for m in messages if m.get("role") != "system"]
+        if talk[0].get("role") != "user":
+            return False, f"request {number} starts with a {talk[0].get('role')} message"
+        asked: set[str] = set()
+        for message in talk:
+            for call in message.get("tool_calls") or []:
+                asked.add(call.get("id"))
+            if message.get("role") == "tool" and message.get("tool_call_id") not in asked:
+                return False, f"request {number} carries a result without its call"
+    return True, f"{len(wire)} request(s), each with {carries} of {earlier} earlier turns"
 
 
 CHECKS = {
@@ -494,6 +552,41 @@ def test_scenario_keeps_the_harness_invariants(
     )
 
 
+@pytest.mark.live_local
+def test_long_conversation_keeps_its_window(
+    local_base_url: str, local_results: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """Fourteen turns of one conversation on the local model: each keeps every invariant, each
+    request carries the window (9), and the last two requests begin at the same earlier turn,
+    so the server's prompt cache can keep their prefix."""
+    db = tmp_path / "long.db"
+    conversation: str | None = None
+    seen: set[str] = set()  # the ledger's rows of the earlier turns
+    failed: dict[str, dict[str, str]] = {}
+    starts: list[str] = []
+    for number, message in enumerate(LONG_CONVERSATION, 1):
+        name = f"long_{number:02d}"
+        scenario = Scenario(name, message, ("5_write_once",), conversation=conversation)
+        run = run_scenario(scenario, local_base_url, db)
+        rows = {json.dumps(r, sort_keys=True): r for r in run.ledger}
+        run.ledger = [r for key, r in rows.items() if key not in seen]  # this turn's writes
+        seen |= rows.keys()
+        entry = record(scenario, run)
+        said = LONG_CONVERSATION[:number]
+        passed, detail = check_window(run.wire, said)
+        entry["invariants"]["9_window"] = {"passed": passed, "detail": detail}
+        entry["passed"] = entry["passed"] and passed is not False
+        local_results.append(entry)
+        broken = {k: v["detail"] for k, v in entry["invariants"].items() if v["passed"] is False}
+        if broken:
+            failed[name] = broken
+        assert run.turn is not None, f"{name}: {run.problem}"
+        conversation = run.turn["conversation_id"]
+        starts.append(_carried(run.wire[0], said)[0] if run.wire else "")
+    assert not failed, failed
+    assert starts[-1] == starts[-2] != LONG_CONVERSATION[0], starts[-2:]
+
+
 # -- the suite's own code, offline (runs in every `make test`) -----------------------------------
 
 
@@ -543,3 +636,32 @@ def test_checks_catch_what_they_forbid() -> None:
     assert check_no_empty_reply(run, empty)[0] is False
     assert check_harness_reply_lists_saved(run, terse)[0] is False
     assert check_harness_reply_lists_saved(run, {**terse, "reply": "Guardé 77,4 kg."})[0] is True
+
+
+def _exchange(*messages: dict[str, Any]) -> Exchange:
+    body = json.dumps({"messages": [{"role": "system", "content": "Coach"}, *messages]})
+    return Exchange("POST", "/v1/chat/completions", body.encode(), 200, b"{}", 0.0, False)
+
+
+def test_the_window_check_catches_what_it_forbids() -> None:
+    """Check 9 passes a request that carries six to eleven whole earlier turns, and fails one
+    that carries the whole long conversation, one that skips a turn, and one that opens on a
+    result whose call it left out."""
+    said = LONG_CONVERSATION[:13]
+    call = {"id": "c1", "type": "function", "function": {"name": "read_measurement"}}
+    called = [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+    ]
+    window = [{"role": "user", "content": text} for text in said[6:]]
+    assert check_window([_exchange(*window, *called)], said) == (
+        True,
+        "1 request(s), each with 6 of 12 earlier turns",
+    )
+    whole = [{"role": "user", "content": text} for text in said]
+    assert check_window([_exchange(*whole)], said)[0] is False
+    assert check_window([_exchange(*whole[:-1])], said[:-1])[0] is True  # 11 earlier: all
+    assert check_window([_exchange(*whole[1:-1])], said[:-1])[0] is False
+    assert check_window([_exchange(*window[:3], *window[4:])], said)[0] is False
+    assert check_window([_exchange(called[1], *window)], said)[0] is False
+    assert check_window([_exchange(*window, called[1])], said)[0] is False
