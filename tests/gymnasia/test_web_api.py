@@ -195,6 +195,26 @@ def test_continuing_a_conversation_keeps_one_transcript(make_client: MakeClient)
     assert len(client.get("/api/conversations").json()["conversations"]) == 1
 
 
+def test_the_list_reads_every_conversation_in_one_round_trip(make_client: MakeClient) -> None:
+    """The list of conversations, most recent first, is two statements however many there are
+    (which conversations, then one check of every copy this process has read), and a message
+    added since is in the next list."""
+    client = make_client()
+    said = ["Guarda mi peso: 77,4 kg el 2020-01-04.", SCENARIO_1, "Hola"]
+    ids = [done(chat(client, message))["conversation_id"] for message in said]
+    listed = client.get("/api/conversations").json()["conversations"]
+    assert [(c["id"], c["title"], c["messages"]) for c in listed] == [
+        (cid, message, 1) for cid, message in reversed(list(zip(ids, said, strict=True)))
+    ]
+    counts = client.app.state.coach.db.counts  # type: ignore[attr-defined]
+    before = counts.round_trips
+    assert client.get("/api/conversations").json()["conversations"] == listed
+    assert counts.round_trips - before == 2
+    done(chat(client, "Hola otra vez", ids[0]))
+    again = client.get("/api/conversations").json()["conversations"]
+    assert (again[0]["id"], again[0]["messages"]) == (ids[0], 2)
+
+
 # -- confirmations ---------------------------------------------------------------------------
 
 

@@ -303,3 +303,43 @@ def test_an_append_under_a_lease_taken_over_writes_nothing(
     assert [m.text for m in _fresh(two[0], "c1")] == expected  # type: ignore[union-attr]
     assert [m.text for m in mine.load("c1")] == expected  # type: ignore[union-attr]
     theirs.release(held)
+
+
+def test_load_many_checks_every_cached_copy_in_one_statement(
+    two: tuple[Database, Database], parses: list[int]
+) -> None:
+    """A list of conversations this journal has read is one round trip and parses nothing; one
+    another connection appended to since is read again, and only that one."""
+    journal = SqlJournal(two[0])
+    for i in range(3):
+        write_transcript(journal, f"c{i}", [UserMessage(f"c{i} m{j}") for j in range(2)])
+    expected = {f"c{i}": journal.load(f"c{i}") for i in range(3)}
+    parses[0] = 0
+    before = two[0].counts.round_trips
+    got = journal.load_many(["c2", "c0", "missing", "c1", "c0"])
+    assert two[0].counts.round_trips - before == 1
+    assert parses[0] == 0
+    assert list(got) == ["c2", "c0", "missing", "c1"]
+    assert got == {**expected, "missing": []}
+    write_transcript(SqlJournal(two[1]), "c1", [UserMessage("c1 m2")])
+    parses[0] = 0
+    got = journal.load_many(["c0", "c1", "c2"])
+    assert parses[0] == 3  # c1 read again, whole: its cached copy was not current
+    assert got["c1"] == _fresh(two[1], "c1")
+    assert [m.text for m in got["c1"]] == ["c1 m0", "c1 m1", "c1 m2"]  # type: ignore[union-attr]
+    assert (got["c0"], got["c2"]) == (expected["c0"], expected["c2"])
+
+
+def test_load_many_checks_a_long_list_in_batches(
+    two: tuple[Database, Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sql_module, "_PROBE_BATCH", 2)
+    journal = SqlJournal(two[0])
+    for i in range(5):
+        write_transcript(journal, f"c{i}", [UserMessage(f"c{i}")])
+    ids = [f"c{i}" for i in (4, 0, 3, 1, 2)]
+    expected = {cid: journal.load(cid) for cid in ids}
+    before = two[0].counts.round_trips
+    assert journal.load_many(ids) == expected
+    assert two[0].counts.round_trips - before == 3
+    assert journal.load_many([]) == {}

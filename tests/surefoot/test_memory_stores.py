@@ -198,3 +198,16 @@ def test_conversations_exist_once_they_have_messages_most_recent_first() -> None
     assert journal.model_of("c2") is None
     assert journal.model_of("nope") is None
     assert journal.load("nope") == []
+
+
+def test_load_many_is_load_of_each_conversation_in_the_order_asked() -> None:
+    journal = MemoryJournal()
+    for cid in ("a", "b"):
+        lease = journal.acquire(cid, seconds=30)
+        assert lease is not None
+        journal.append(cid, UserMessage(f"{cid}1"), UserMessage(f"{cid}2"), lease=lease)
+        journal.release(lease)
+    got = journal.load_many(["b", "missing", "a", "b"])
+    assert list(got) == ["b", "missing", "a"]
+    assert got == {"b": journal.load("b"), "missing": [], "a": journal.load("a")}
+    assert [m.text for m in got["a"]] == ["a1", "a2"]  # type: ignore[union-attr]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -87,6 +87,11 @@ class Journal(Protocol):
 
     def load(self, conversation_id: str) -> list[Message]:
         """The messages of a conversation, in order (empty if it does not exist)."""
+        ...
+
+    def load_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Message]]:
+        """``load`` of each conversation, by id (empty for one that does not exist), in as few
+        reads as the store allows: a list of conversations reads them all at once."""
         ...
 
     def append(
@@ -223,6 +228,9 @@ class MemoryJournal:
     def load(self, conversation_id: str) -> list[Message]:
         found = self._conversations.get(conversation_id)
         return list(found.messages) if found is not None else []
+
+    def load_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Message]]:
+        return {cid: self.load(cid) for cid in conversation_ids}
 
     def append(
         self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None

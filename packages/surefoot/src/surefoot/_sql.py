@@ -937,12 +937,17 @@ def _approval(row: tuple[Any, ...]) -> Approval:
     )
 
 
-_PROBE: Final = (
-    "SELECT created_at, fence, COALESCE((SELECT seq FROM sf_messages "
-    "WHERE user_id = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1), 0) "
-    "FROM sf_conversations WHERE user_id = ? AND id = ?"
+_PROBE_MANY: Final = (
+    "SELECT c.id, c.created_at, c.fence, COALESCE((SELECT m.seq FROM sf_messages m "
+    "WHERE m.user_id = c.user_id AND m.conversation_id = c.id ORDER BY m.seq DESC LIMIT 1), 0) "
+    "FROM sf_conversations c WHERE c.user_id = ? AND c.id IN ({ids})"
 )
-"""A conversation's creation time, its lease's fence and its last message's number."""
+"""Each conversation's id, its creation time, its lease's fence and its last message's
+number, for the ids in ``{ids}``."""
+_PROBE: Final = _PROBE_MANY.format(ids="?")
+"""``_PROBE_MANY`` for one conversation."""
+_PROBE_BATCH: Final = 500
+"""Conversations one ``_PROBE_MANY`` checks (an older SQLite takes 999 parameters at most)."""
 
 
 @dataclass(slots=True)
@@ -999,20 +1004,20 @@ class SqlJournal:
         # the cached copy is checked by one statement of its own (no transaction: a single
         # round trip); a copy that is not current is read again with the check, in one
         # transaction, so that the messages and the check come from one snapshot
-        found = self.db.query(_PROBE, (*key, *key))
+        found = self.db.query(_PROBE, key)
         if not found:
             self._forget(conversation_id)
             return []
-        cached = self._current(conversation_id, found[0])
+        cached = self._current(conversation_id, found[0][1:])
         if cached is not None:
             return cached
         with self.db.transaction() as tx:
-            found = tx.execute(_PROBE, (*key, *key))
+            found = tx.execute(_PROBE, key)
             if not found:
                 self._forget(conversation_id)
                 return []
-            created, fence, seq = float(found[0][0]), int(found[0][1]), int(found[0][2])
-            cached = self._current(conversation_id, found[0])
+            created, fence, seq = float(found[0][1]), int(found[0][2]), int(found[0][3])
+            cached = self._current(conversation_id, found[0][1:])
             if cached is not None:
                 return cached
             rows = tx.execute(
@@ -1026,6 +1031,27 @@ class SqlJournal:
         else:
             self._forget(conversation_id)
         return messages
+
+    def load_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Message]]:
+        # one statement checks every cached copy (a list of conversations is one round trip
+        # when this process has read them before); a copy that is not current is read as
+        # ``load`` reads it
+        ids = list(dict.fromkeys(conversation_ids))
+        found: dict[str, tuple[Any, ...]] = {}
+        for start in range(0, len(ids), _PROBE_BATCH):
+            batch = ids[start : start + _PROBE_BATCH]
+            statement = _PROBE_MANY.format(ids=", ".join("?" * len(batch)))
+            found.update((row[0], row[1:]) for row in self.db.query(statement, (self.user, *batch)))
+        out: dict[str, list[Message]] = {}
+        for cid in ids:
+            probe = found.get(cid)
+            if probe is None:
+                self._forget(cid)
+                out[cid] = []
+                continue
+            cached = self._current(cid, probe)
+            out[cid] = cached if cached is not None else self.load(cid)
+        return out
 
     def _current(self, conversation_id: str, found: tuple[Any, ...]) -> list[Message] | None:
         """The cached transcript, if ``found`` (the probe's row) says it is still current."""

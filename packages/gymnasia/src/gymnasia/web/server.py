@@ -535,8 +535,8 @@ class _Web:
     def conversations(self, limit: int = 100) -> list[dict[str, Any]]:
         agent = self.coach.agent
         out = []
-        for cid in agent.conversations()[:limit]:
-            messages = agent.transcript(cid)
+        listed = agent.conversations()[:limit]
+        for cid, messages in agent.journal.load_many(listed).items():
             first = next((m.text for m in messages if isinstance(m, UserMessage)), "")
             # only a turn that ended on calls without results can wait for a decision: the
             # others need no second read of their journal
