@@ -950,6 +950,16 @@ _PROBE_BATCH: Final = 500
 """Conversations one ``_PROBE_MANY`` checks (an older SQLite takes 999 parameters at most)."""
 
 
+def _probe_many(db: Database, user: str, ids: list[str]) -> dict[str, tuple[Any, ...]]:
+    """``_PROBE``'s row (without the id) of each of ``ids`` that exists, by id."""
+    found: dict[str, tuple[Any, ...]] = {}
+    for start in range(0, len(ids), _PROBE_BATCH):
+        batch = ids[start : start + _PROBE_BATCH]
+        statement = _PROBE_MANY.format(ids=", ".join("?" * len(batch)))
+        found.update((row[0], row[1:]) for row in db.query(statement, (user, *batch)))
+    return found
+
+
 @dataclass(slots=True)
 class _Cached:
     """The transcript of one conversation as this journal last saw it: messages ``1..seq`` of
@@ -1033,23 +1043,15 @@ class SqlJournal:
         return messages
 
     def load_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Message]]:
-        # one statement checks every cached copy (a list of conversations is one round trip
-        # when this process has read them before); a copy that is not current is read as
-        # ``load`` reads it
+        # one statement checks every cached copy (one round trip for a list this process has
+        # read before); a copy that is not current is read as ``load`` reads it
         ids = list(dict.fromkeys(conversation_ids))
-        found: dict[str, tuple[Any, ...]] = {}
-        for start in range(0, len(ids), _PROBE_BATCH):
-            batch = ids[start : start + _PROBE_BATCH]
-            statement = _PROBE_MANY.format(ids=", ".join("?" * len(batch)))
-            found.update((row[0], row[1:]) for row in self.db.query(statement, (self.user, *batch)))
+        found = _probe_many(self.db, self.user, ids)
         out: dict[str, list[Message]] = {}
         for cid in ids:
-            probe = found.get(cid)
-            if probe is None:
+            if cid not in found:  # no such conversation: nothing to keep of it
                 self._forget(cid)
-                out[cid] = []
-                continue
-            cached = self._current(cid, probe)
+            cached = self._current(cid, found[cid]) if cid in found else []
             out[cid] = cached if cached is not None else self.load(cid)
         return out
 
