@@ -1010,17 +1010,29 @@ class SqlJournal:
         self._cache_lock = threading.Lock()
 
     def load(self, conversation_id: str) -> list[Message]:
-        key = (self.user, conversation_id)
         # the cached copy is checked by one statement of its own (no transaction: a single
-        # round trip); a copy that is not current is read again with the check, in one
-        # transaction, so that the messages and the check come from one snapshot
-        found = self.db.query(_PROBE, key)
-        if not found:
+        # round trip)
+        found = self.db.query(_PROBE, (self.user, conversation_id))
+        return self._checked(conversation_id, found[0][1:] if found else None)
+
+    def load_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Message]]:
+        # one statement checks every cached copy (one round trip for a list this process has
+        # read before)
+        ids = list(dict.fromkeys(conversation_ids))
+        found = _probe_many(self.db, self.user, ids)
+        return {cid: self._checked(cid, found.get(cid)) for cid in ids}
+
+    def _checked(self, conversation_id: str, probe: tuple[Any, ...] | None) -> list[Message]:
+        """The transcript whose check gave ``probe`` (None: no such conversation): the cached
+        copy if it is current, else read again with the check, in one transaction, so that
+        the messages and the check come from one snapshot."""
+        if probe is None:
             self._forget(conversation_id)
             return []
-        cached = self._current(conversation_id, found[0][1:])
+        cached = self._current(conversation_id, probe)
         if cached is not None:
             return cached
+        key = (self.user, conversation_id)
         with self.db.transaction() as tx:
             found = tx.execute(_PROBE, key)
             if not found:
@@ -1041,19 +1053,6 @@ class SqlJournal:
         else:
             self._forget(conversation_id)
         return messages
-
-    def load_many(self, conversation_ids: Sequence[str]) -> dict[str, list[Message]]:
-        # one statement checks every cached copy (one round trip for a list this process has
-        # read before); a copy that is not current is read as ``load`` reads it
-        ids = list(dict.fromkeys(conversation_ids))
-        found = _probe_many(self.db, self.user, ids)
-        out: dict[str, list[Message]] = {}
-        for cid in ids:
-            if cid not in found:  # no such conversation: nothing to keep of it
-                self._forget(cid)
-            cached = self._current(cid, found[cid]) if cid in found else []
-            out[cid] = cached if cached is not None else self.load(cid)
-        return out
 
     def _current(self, conversation_id: str, found: tuple[Any, ...]) -> list[Message] | None:
         """The cached transcript, if ``found`` (the probe's row) says it is still current."""
