@@ -444,7 +444,9 @@ def test_rate_limit_ends_the_agent_turn_as_a_provider_error(adapter: Adapter) ->
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 def test_refused_connection_is_a_connection_error(adapter: Adapter, stream: bool) -> None:
-    """Nothing listening on the port: ``ProviderConnectionError`` of kind ``connection``."""
+    """Nothing listening on the port: ``ProviderConnectionError`` of kind ``connection``,
+    which says the provider is unreachable, not slow (an HTTP transport that reports a
+    refused connection as a connect timeout fails here)."""
     with adapter.fake([]) as server:
         url = server.base_url
     model = adapter.make(url, 10.0)
@@ -452,6 +454,7 @@ def test_refused_connection_is_a_connection_error(adapter: Adapter, stream: bool
         request_or_stream(model, stream)
     assert (caught.value.kind, caught.value.status) == ("connection", None)
     assert caught.value.provider == adapter.provider
+    assert "timed out" not in caught.value.safe_message
 
 
 class _Slow(FakeHTTPServer):
