@@ -228,6 +228,39 @@ def test_an_empty_answer_is_asked_again_once_with_a_note() -> None:
     assert not any(isinstance(m, HarnessNote) for m in model.requests[0].messages)
 
 
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("es", ("estaba vacía", "guardado: add_weight (date 2026-12-03", "ya ocurrió")),
+        ("pt", ("estava vazia", "salvo: add_weight (date 2026-12-03", "já aconteceu")),
+        ("en", ("was empty", "saved: add_weight (date 2026-12-03", "already happened")),
+    ],
+)
+def test_an_empty_answer_after_a_write_is_asked_again_with_what_was_done(
+    lang: str, words: tuple[str, ...]
+) -> None:
+    """A small model that saved, then answered nothing, was asked "what was done in this
+    turn" and said it had no information: the note now lists the turn's writes, in the
+    turn's language, for the answer to tell."""
+    model = ScriptedModel([turn(call("add_weight", WEIGHT)), turn(""), turn("Guardado.")])
+    result = _run(Agent(model=model, tools=_weights([]), lang=lang))  # type: ignore[arg-type]
+    assert (result.stop_reason, result.reply) == ("completed", "Guardado.")
+    notes = [m for m in model.requests[2].messages if isinstance(m, HarnessNote)]
+    assert len(notes) == 1
+    for word in words:
+        assert word in notes[0].text.lower()
+    assert "{" not in notes[0].text
+
+
+def test_an_empty_answer_after_a_read_only_turn_gets_the_plain_note() -> None:
+    """Reads are not listed: the note is the plain one."""
+    model = ScriptedModel([turn(call("read_weight", {"date": "2026-12-03"})), turn(""), turn("Ok")])
+    _run(Agent(model=model, tools=_weights([]), lang="en"))
+    notes = [m for m in model.requests[2].messages if isinstance(m, HarnessNote)]
+    assert [n.text.split(".")[0] for n in notes] == ["Your last answer was empty"]
+    assert "already happened" not in notes[0].text
+
+
 def test_two_empty_answers_end_with_the_harness_reply_listing_the_write() -> None:
     """Write, then blank, then blank again: the harness answers and says what was saved."""
     runs: list[dict[str, Any]] = []

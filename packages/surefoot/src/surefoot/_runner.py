@@ -239,12 +239,18 @@ class TurnRunner:
         return None
 
     async def _empty(self, turn: Turn) -> TurnResult | None:
-        """No text and no call: asked once more with a note, then the harness answers."""
+        """No text and no call: asked once more with a note (which lists what the turn's
+        writes did, when there were any), then the harness answers."""
         if turn.reasked:
             reply = self.replies.plain("empty_answer")
             return await self.stop_with(turn, (), "empty_answer", reply)
         turn.reasked = True
-        self.append(turn, HarnessNote(text(self.agent.lang, "empty_answer_note")))
+        done = self.replies.what_was_done([*turn.earlier, *turn.calls])
+        if done:  # what the program did is said, so the answer need not guess it
+            note = text(self.agent.lang, "empty_answer_note_done", done="\n".join(done))
+        else:
+            note = text(self.agent.lang, "empty_answer_note")
+        self.append(turn, HarnessNote(note))
         return None
 
     async def _request(self, turn: Turn) -> ModelResponse | TurnResult:

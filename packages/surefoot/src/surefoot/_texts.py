@@ -172,6 +172,17 @@ _TEXTS: Final[dict[str, dict[Lang, str]]] = {
         "en": "Your last answer was empty. Answer the person now with a short text in "
         "English: what was done in this turn, or what you need to know.",
     },
+    "empty_answer_note_done": {
+        "es": "Tu última respuesta estaba vacía. Esto es lo que ya ocurrió en este turno (ya "
+        "no hace falta ninguna herramienta):\n{done}\nEscribe ahora a la persona un mensaje "
+        "breve en español que se lo cuente.",
+        "pt": "A sua última resposta estava vazia. Isto é o que já aconteceu neste turno (já "
+        "não é preciso nenhuma ferramenta):\n{done}\nEscreva agora à pessoa uma mensagem "
+        "breve em português que lho conte.",
+        "en": "Your last answer was empty. This is what already happened in this turn (no "
+        "tool is needed any more):\n{done}\nWrite the person a short message in English now "
+        "that tells them.",
+    },
     "invalid_output_note": {
         "es": "Tu respuesta final no tiene la forma pedida: {problems}. Responde de nuevo solo "
         "con un objeto JSON que cumpla el esquema indicado, sin texto alrededor.",
