@@ -2,14 +2,14 @@
 the provider's fake servers cannot produce (they speak HTTP well) becomes the error a person
 can act on, and the proxy of the environment is honoured.
 
-The server here answers raw bytes, on 127.0.0.1, one connection at a time.
+The server here answers raw bytes, on 127.0.0.1, one connection at a time (the proxy is a
+``FakeHTTPServer``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -20,6 +20,7 @@ import pytest
 from surefoot import ProviderConnectionError
 from surefoot.messages import ModelRequest, UserMessage
 from surefoot.providers.openai_chat import OpenAIChatModel
+from surefoot.testing._http import FakeHTTPServer, RecordedRequest, Reply
 
 REQUEST = ModelRequest([UserMessage("hola")])
 ANSWER = {
@@ -123,25 +124,21 @@ def test_an_answer_that_is_not_http_is_a_connection_error() -> None:
     assert "timed out" not in caught.value.safe_message
 
 
+class _Proxy(FakeHTTPServer):
+    """A forward proxy that answers every request itself, as the model would."""
+
+    def handle(self, request: RecordedRequest) -> Reply:
+        return Reply.json(200, ANSWER)
+
+
 def test_the_proxy_of_the_environment_carries_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
     """``HTTP_PROXY`` is honoured: the request reaches the proxy, for the model's host."""
-    requests: list[bytes] = []
-    body = json.dumps(ANSWER).encode()
-    reply = (
-        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-        + f"content-length: {len(body)}\r\n\r\n".encode()
-        + body
-    )
-
-    def answer(request: bytes) -> bytes:
-        requests.append(request)
-        return reply
-
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
         monkeypatch.delenv(name, raising=False)
-    with raw_server(answer) as address:
-        monkeypatch.setenv("HTTP_PROXY", f"http://{address}")
-        monkeypatch.setenv("http_proxy", f"http://{address}")
-        reply_read = run(chat("http://model.invalid/v1").request(REQUEST))
-    assert reply_read.message.text == "Hola."
-    assert requests[0].startswith(b"POST http://model.invalid/v1/chat/completions HTTP/1.1")
+    with _Proxy() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url)
+        monkeypatch.setenv("http_proxy", proxy.base_url)
+        reply = run(chat("http://model.invalid/v1").request(REQUEST))
+    assert reply.message.text == "Hola."
+    first = proxy.requests[0]
+    assert (first.method, first.path) == ("POST", "http://model.invalid/v1/chat/completions")
