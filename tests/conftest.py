@@ -1,5 +1,6 @@
-"""Shared fixtures: databases (SQLite and PostgreSQL), and the CI rule that tests needing
-PostgreSQL or Chromium run under ``CI=true`` instead of skipping."""
+"""Shared fixtures: databases (SQLite and PostgreSQL, and a relay that can freeze the way to
+PostgreSQL), and the CI rule that tests needing PostgreSQL or Chromium run under ``CI=true``
+instead of skipping."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from pg_relay import Relay  # next to this file
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PG_BASE = os.environ.get("SUREFOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
@@ -56,6 +60,17 @@ def pg_url(pg_server: str) -> Iterator[str]:
     yield f"{pg_server}{sep}options=-csearch_path%3D{schema}"
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def pg_relay(pg_url: str) -> Iterator[tuple[Relay, str]]:
+    """A relay the test can freeze in front of its PostgreSQL (``pg_relay.Relay``), and
+    ``pg_url`` pointed at it."""
+    parts = urlsplit(pg_url)
+    relay = Relay((parts.hostname or "127.0.0.1", parts.port or 5432))
+    user = f"{parts.username}@" if parts.username else ""
+    yield relay, urlunsplit(parts._replace(netloc=f"{user}127.0.0.1:{relay.port}"))
+    relay.close()
 
 
 @pytest.fixture

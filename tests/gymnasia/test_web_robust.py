@@ -21,6 +21,7 @@ from test_web_browser import running
 from gymnasia.store import GymStore
 from gymnasia.web import create_app
 from gymnasia.web._security import MAX_BODY
+from pg_relay import Relay
 from surefoot import open_database
 
 BASE = "http://127.0.0.1:8000"
@@ -169,3 +170,41 @@ def test_a_locked_database_is_a_503_in_the_pages_language(
             holder.execute("ROLLBACK")
             holder.close()
         assert client.get("/api/measurements").status_code == 200  # and then it works again
+
+
+def test_a_postgresql_server_that_stops_answering_is_a_503_not_a_hang(
+    pg_relay: tuple[Relay, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its host paused or the network losing packets, the server neither answers nor refuses.
+    The worker's call gives up after ``GYMNASIA_DB_TIMEOUT`` seconds, the calls after it fail
+    at once, people get a 503 with Retry-After in their language, the readiness probe says
+    so, and all of it works again once the server answers."""
+    relay, url = pg_relay
+    monkeypatch.setenv("GYMNASIA_DB_TIMEOUT", "0.5")
+    answers: list[Any] = []
+    with TestClient(create_app(db=url, lang="es"), base_url=BASE) as client:
+        assert client.get("/api/measurements").status_code == 200
+        relay.frozen.set()
+        edit = "/api/measurements/2020-01-01/edit?lang=pt"
+        assert (
+            relay.ends(lambda: answers.append(client.post(edit, json={"weight_kg": 77.0}))) is None
+        )
+        assert relay.ends(lambda: answers.append(client.get("/readyz?lang=en"))) is None
+        assert (
+            relay.ends(lambda: answers.append(client.post("/api/chat", json={"message": "hola"})))
+            is None
+        )
+        saved, ready, chat = answers
+        answer = _error(saved, 503, "store_unavailable")
+        assert answer["message"].startswith("não é possível conectar ao banco de dados")
+        assert saved.headers["retry-after"] == "5"
+        assert ready.status_code == 503
+        assert ready.json()["message"].startswith("The database is not answering")
+        _error(chat, 503, "store_unavailable")
+        assert client.get("/healthz").status_code == 200
+        relay.frozen.clear()
+        deadline = time.monotonic() + 20
+        while client.get("/readyz").status_code != 200:
+            assert time.monotonic() < deadline, "the server answers again, but not the app"
+            time.sleep(0.1)
+        assert client.get("/api/measurements").status_code == 200

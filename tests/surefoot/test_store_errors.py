@@ -7,7 +7,6 @@ password is shown, and the driver's exception stays the ``__cause__``."""
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pg_relay import started  # tests/pg_relay.py, beside the shared fixtures
 from surefoot import (
     Approval,
     Diagnostic,
@@ -174,16 +174,7 @@ def _kill_while_waiting(server: str, pid: int, action: Callable[[], object]) -> 
     with ``pg_terminate_backend``, and return what ``action`` raised."""
     import psycopg
 
-    raised: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            action()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
-            raised.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
+    thread, raised = started(action)
     with psycopg.connect(server, autocommit=True) as killer:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -69,16 +69,23 @@ def default_db_path() -> Path:
 
 
 def open_db(target: str, *, create: bool = True) -> Database:
-    """The database at ``target``; a SQLite lock held by another process is waited for
-    ``GYMNASIA_DB_TIMEOUT`` seconds (default 30) before it fails as ``locked``."""
+    """The database at ``target``. ``GYMNASIA_DB_TIMEOUT`` seconds bound how long a call waits
+    on it: a SQLite lock held by another process (default 30), after which it fails as
+    ``locked``; a PostgreSQL server that does not answer (default 10), after which calls
+    fail at once as ``unavailable`` until it answers again (0 counts for SQLite only)."""
     raw = os.environ.get("GYMNASIA_DB_TIMEOUT", "")
     try:
-        timeout = float(raw) if raw else 30.0
+        timeout: float | None = float(raw) if raw else None
     except ValueError:
-        timeout = 30.0
-    if not 0 <= timeout <= 3600:  # also refuses nan
-        timeout = 30.0
-    return open_database(target, create=create, busy_timeout=timeout)
+        timeout = None
+    if timeout is not None and not 0 <= timeout <= 3600:  # also refuses nan
+        timeout = None
+    return open_database(
+        target,
+        create=create,
+        busy_timeout=30.0 if timeout is None else timeout,
+        answer_timeout=timeout or 10.0,  # 0 (no wait for a lock) is for SQLite only
+    )
 
 
 def configured_secrets() -> list[str]:

@@ -28,7 +28,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -40,6 +40,8 @@ from ._journal import Approval, Lease, ModelRef
 from ._ledger import DEFAULT_USER, Claim, FencedError, Landed, LedgerEntry, LedgerState
 from ._messages import Message
 from ._owner import new_owner, owner_is_gone
+from ._pgconn import Outage
+from ._pgconn import connect as _bounded_connect
 from ._serde import message_from_json, message_to_json
 
 Dialect = Literal["sqlite", "postgresql"]
@@ -266,6 +268,8 @@ class Database:
     ``url`` is the database's address without its password. A PostgreSQL connection the
     server dropped (a restart, ``pg_terminate_backend``) fails the transaction it was in with
     ``StoreError(kind="unavailable")``; the next transaction connects again (``reconnect``).
+    One that does not answer within its ``outage``'s bound is ended, and until the server
+    answers again every call fails at once as ``unavailable`` (``_pgconn``).
 
     Transactions take turns on the one connection, whatever the thread. A PostgreSQL
     database opened with ``pool=N`` (``open_database``) keeps up to N connections instead:
@@ -283,10 +287,12 @@ class Database:
         url: str,
         reconnect: Callable[[], Any] | None = None,
         pool: int = 1,
+        outage: Outage | None = None,
     ) -> None:
         self.dialect: Dialect = dialect
         self.url = safe_url(url)
         self._reconnect = reconnect
+        self._outage = outage
         self._conn = connection
         self._lock = threading.RLock()
         self._pool = pool if dialect == "postgresql" and reconnect is not None else 1
@@ -338,6 +344,8 @@ class Database:
         ``StoreError``; whatever the body raises itself passes through unchanged (after the
         rollback)."""
         depth = self.depth()
+        if depth == 0:
+            self._reachable()
         self._held.depth = depth + 1
         try:
             if self._pool > 1:
@@ -355,6 +363,12 @@ class Database:
         """How many transactions this thread has open on this database (0: none; 2: a
         savepoint inside a transaction)."""
         return getattr(self._held, "depth", 0)
+
+    def _reachable(self) -> None:
+        """Fail at once while the server is out (it let a wait run out and has not answered
+        since), instead of waiting for it again."""
+        if self._outage is not None and self._outage.out:
+            raise store_error("unavailable", self.url)
 
     def _pooled_transaction(self) -> Iterator[Tx]:
         """A transaction on a connection of the pool: this thread's own when one of its
@@ -477,6 +491,8 @@ class Database:
         ``reads``."""
         statement, writes = self.statement(sql)
         inside = self.depth() > 0
+        if not inside:
+            self._reachable()
         if self._pool > 1:
             mine = getattr(self._held, "conn", None)
             if mine is not None:
@@ -524,7 +540,8 @@ class Database:
         person on one ``Database`` migrates once)."""
         if self._migrated.get(namespace, -1) >= len(migrations):
             return
-        with driver_errors(self.url):
+        patient = self._outage.patient() if self._outage is not None else nullcontext()
+        with patient, driver_errors(self.url):
             self._migrate(namespace, migrations)
         self._migrated[namespace] = len(migrations)
 
@@ -556,6 +573,8 @@ class Database:
     def close(self) -> None:
         """Close the connection (with ``pool``, every one: those in a transaction when it
         ends); a transaction after this fails as ``unavailable``."""
+        if self._outage is not None:
+            self._outage.close()
         with self._lock, driver_errors(self.url):
             self._conn.close()
             with self._free:
@@ -585,20 +604,28 @@ def open_database(
     create: bool = True,
     busy_timeout: float = 30.0,
     pool: int = 1,
+    answer_timeout: float = 10.0,
 ) -> Database:
     """Open (and migrate) the database at ``url``; see the module docstring for forms.
 
     ``busy_timeout``: how long (seconds) a SQLite statement waits for another connection's
     lock before failing with ``StoreError(kind="locked")``. ``pool``: how many connections a
     PostgreSQL database may open, for threads whose transactions run at the same time
-    (``Database``); SQLite keeps one. Every failure is a ``StoreError``.
+    (``Database``); SQLite keeps one. ``answer_timeout``: how long (seconds) a PostgreSQL
+    connection waits for its server's answer (to connect, to a statement, to a commit)
+    before it is ended and the database fails calls at once as ``unavailable`` until the
+    server answers again; migrations wait as long as they take. Every failure is a
+    ``StoreError``.
     """
     if pool < 1:
         msg = "pool must be at least 1"
         raise ValueError(msg)
+    if not answer_timeout > 0:
+        msg = "answer_timeout must be more than 0 seconds"
+        raise ValueError(msg)
     dialect, target = resolve_url(url)
     if dialect == "postgresql":
-        return _open_postgres(target, pool)
+        return _open_postgres(target, pool, answer_timeout)
     if target == ":memory:":
         return _sqlite(":memory:", "sqlite:///:memory:", busy_timeout)
     path = Path(target)
@@ -632,21 +659,32 @@ def _sqlite(path: str | Path, url: str, busy_timeout: float) -> Database:
             raise
 
 
-def _open_postgres(url: str, pool: int = 1) -> Database:
+def _open_postgres(url: str, pool: int = 1, answer_timeout: float = 10.0) -> Database:
     try:
-        import psycopg
+        import psycopg  # noqa: F401 - only to say what is missing
     except ImportError as exc:  # pragma: no cover - depends on the install
         msg = "PostgreSQL needs the 'postgres' extra (psycopg)"
         raise StoreError(msg, kind="unavailable", url=safe_url(url)) from exc
 
-    def connect() -> Any:
-        with driver_errors(url):
-            return psycopg.connect(url, autocommit=True, connect_timeout=10)
+    outage = Outage(
+        lambda: _bounded_connect(url, outage), answer_timeout=answer_timeout, url=safe_url(url)
+    )
 
-    conn = connect()
+    def connect() -> Any:
+        if outage.out:  # the probe on the heartbeat thread connects, not a caller
+            raise store_error("unavailable", url)
+        with driver_errors(url):
+            return _bounded_connect(url, outage)
+
     try:
-        return Database("postgresql", conn, url=url, reconnect=connect, pool=pool)
+        conn = connect()
     except BaseException:
+        outage.close()  # no database to come back to: no probe
+        raise
+    try:
+        return Database("postgresql", conn, url=url, reconnect=connect, pool=pool, outage=outage)
+    except BaseException:
+        outage.close()
         conn.close()
         raise
 

@@ -196,7 +196,8 @@ DbOpt = Annotated[
     typer.Option(
         "--db",
         help="SQLite file, sqlite:///path, or postgresql://... URL (GYMNASIA_DB). A SQLite "
-        "database locked by another process is waited for GYMNASIA_DB_TIMEOUT seconds (30).",
+        "database locked by another process is waited for GYMNASIA_DB_TIMEOUT seconds (30), "
+        "a PostgreSQL server that does not answer as many (10).",
         callback=_remember_db,
     ),
 ]

@@ -64,14 +64,17 @@ _ES_PT: Final[dict[str, tuple[str, str]]] = {
         ),
     ),
     "SQLite file, sqlite:///path, or postgresql://... URL (GYMNASIA_DB). A SQLite database "
-    "locked by another process is waited for GYMNASIA_DB_TIMEOUT seconds (30).": (
+    "locked by another process is waited for GYMNASIA_DB_TIMEOUT seconds (30), a PostgreSQL "
+    "server that does not answer as many (10).": (
         (
             "Archivo SQLite, sqlite:///ruta o URL postgresql://... (GYMNASIA_DB). Si otro proceso "
-            "tiene bloqueada una base SQLite, se espera GYMNASIA_DB_TIMEOUT segundos (30)."
+            "tiene bloqueada una base SQLite, se espera GYMNASIA_DB_TIMEOUT segundos (30); a un "
+            "servidor PostgreSQL que no responde, otros tantos (10)."
         ),
         (
             "Arquivo SQLite, sqlite:///caminho ou URL postgresql://... (GYMNASIA_DB). Se outro "
-            "processo bloqueia um banco SQLite, espera-se GYMNASIA_DB_TIMEOUT segundos (30)."
+            "processo bloqueia um banco SQLite, espera-se GYMNASIA_DB_TIMEOUT segundos (30); por "
+            "um servidor PostgreSQL que não responde, outros tantos (10)."
         ),
     ),
     "offline (default, rule-based), anthropic, openai, google or openai-chat.": (
