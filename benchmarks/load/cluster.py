@@ -7,6 +7,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -77,7 +78,11 @@ class Cluster:
         return time.monotonic() - began
 
     def stop(self) -> None:
-        """Stop the server and remove its directory."""
+        """Stop the server (continued first, if a fault left it stopped with SIGSTOP) and
+        remove its directory."""
+        for process in self.processes():
+            with suppress(psutil.Error):
+                process.send_signal(signal.SIGCONT)
         with suppress(subprocess.CalledProcessError):  # not running
             self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop")
         shutil.rmtree(self.root, ignore_errors=True)

@@ -4,8 +4,10 @@ It brings up a PostgreSQL cluster of its own (``initdb`` in a temporary director
 restart it; or ``--db-url``), the fake model (``fake_model.py``, a fixed latency),
 ``gymnasia serve --workers N`` over them, and N accounts; then Locust (``locustfile.py``)
 runs the people for ``--duration`` seconds while, at set moments, one worker is killed with
-SIGKILL, PostgreSQL is restarted, and the model turns slow past the Coach's timeout for a
-while. It prints the throughput, the latency percentiles and errors per endpoint, the
+SIGKILL, PostgreSQL is restarted, the model turns slow past the Coach's timeout for a
+while, and PostgreSQL stops answering for a while (every one of its processes stopped with
+SIGSTOP, then SIGCONT: connections stay open and nothing comes back, as from a paused
+host). It prints the throughput, the latency percentiles and errors per endpoint, the
 faults, and the end-state checks (``checks.py``), and exits 1 when a check fails.
 
     .venv/bin/python benchmarks/load/run.py [--users 100] [--duration 120] [--no-faults]
@@ -24,7 +26,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
 import httpx
@@ -53,6 +55,9 @@ from surefoot._owner import owner_is_gone  # noqa: E402
 PASSWORD = "load-pass-123"
 MODEL_TIMEOUT = 2.0
 """The Coach's model timeout in the run (seconds); the slow-model fault goes past it."""
+DB_TIMEOUT = 2.0
+"""How long the Coach waits for PostgreSQL's answer (``GYMNASIA_DB_TIMEOUT``, seconds); the
+fault that stops the server goes past it."""
 
 
 def _options() -> argparse.Namespace:
@@ -98,6 +103,7 @@ def _accounts(url: str, users: int) -> None:
 @contextmanager
 def _serve(url: str, model_url: str, workers: int, port: int, log: Path) -> Iterator[int]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GYMNASIA_")}
+    env["GYMNASIA_DB_TIMEOUT"] = str(DB_TIMEOUT)
     command = [
         sys.executable, "-m", "gymnasia", "serve", "--db", url, "--port", str(port),
         "--workers", str(workers), "--provider", "openai-chat", "--model", NAME,
@@ -165,6 +171,8 @@ class Faults:
             self._restart_database()
         if self._at(0.7, began):
             self._slow_model(0.1 * self.duration)
+        if self._at(0.85, began):
+            self._silent_database(0.07 * self.duration)
 
     def _kill_a_worker(self) -> None:
         workers = [
@@ -200,6 +208,28 @@ class Faults:
         self.model.latency = normal
         self.report.append(
             f"model slower than the Coach's {MODEL_TIMEOUT:.0f} s timeout for {seconds:.0f} s"
+        )
+
+    def _silent_database(self, seconds: float) -> None:
+        """Every PostgreSQL process stopped (SIGSTOP) for ``seconds``, then continued: the
+        connections stay open and no answer comes, past the Coach's ``DB_TIMEOUT``."""
+        if self.cluster is None:
+            self.report.append("PostgreSQL silent: skipped (a --db-url given)")
+            return
+        stopped = []
+        for process in self.cluster.processes():
+            with suppress(psutil.NoSuchProcess):
+                process.send_signal(signal.SIGSTOP)
+                stopped.append(process)
+        try:
+            self._stop.wait(seconds)
+        finally:
+            for process in stopped:
+                with suppress(psutil.NoSuchProcess):
+                    process.send_signal(signal.SIGCONT)
+        self.report.append(
+            f"PostgreSQL silent (its {len(stopped)} processes stopped with SIGSTOP) for "
+            f"{seconds:.0f} s, past the Coach's {DB_TIMEOUT:.0f} s wait for it"
         )
 
 
