@@ -101,17 +101,41 @@ def test_connecting_to_a_server_that_does_not_answer_is_unavailable(
     _assert_unavailable(proxy.ends(lambda: open_database(url, answer_timeout=BOUND)))
 
 
-def test_a_slow_statement_runs_out_but_a_slow_migration_does_not(pg_url: str) -> None:
-    """The bound is on every wait but a migration's (a schema change on a large table may take
-    minutes): a migration that takes longer than the bound completes."""
+def test_a_server_that_is_there_cancels_a_slow_statement_itself(pg_url: str) -> None:
+    """A statement that runs past most of the bound, or waits that long for another
+    transaction's lock, is cancelled by the server (its ``statement_timeout`` and
+    ``lock_timeout``): it fails as ``locked``, like a busy database, and the database is not
+    put out for it; the next call goes through at once."""
+    import psycopg
+
+    db = open_database(pg_url, answer_timeout=0.5)
+    try:
+        with pytest.raises(StoreError) as caught:
+            db.query("SELECT pg_sleep(2)")
+        assert caught.value.kind == "locked"
+        assert db.query("SELECT 1") == [(1,)]
+        db.execute("CREATE TABLE held_things (n INTEGER)")
+        db.execute("INSERT INTO held_things (n) VALUES (1)")
+        with psycopg.connect(pg_url) as other:  # holds the row until it ends
+            other.execute("UPDATE held_things SET n = 2")
+            with pytest.raises(StoreError) as caught:
+                db.execute("UPDATE held_things SET n = 3")
+            assert caught.value.kind == "locked"
+            assert db.query("SELECT 1") == [(1,)]
+    finally:
+        db.close()
+
+
+def test_a_migration_waits_as_long_as_it_takes(pg_url: str) -> None:
+    """Neither bound is on a migration (a schema change on a large table may take minutes):
+    one that takes longer than the bound completes."""
     db = open_database(pg_url, answer_timeout=0.2)
     try:
         db.migrate("slow", ["SELECT pg_sleep(0.6); CREATE TABLE slow_things (n INTEGER)"])
         assert db.query("SELECT COUNT(*) FROM slow_things") == [(0,)]
-        with pytest.raises(StoreError) as caught:
+        with pytest.raises(StoreError) as caught:  # the same wait outside a migration
             db.query("SELECT pg_sleep(0.6)")
-        assert caught.value.kind == "unavailable"
-        _answers_again(lambda: db.query("SELECT 1"))  # the server was there all along
+        assert caught.value.kind == "locked"
     finally:
         db.close()
 

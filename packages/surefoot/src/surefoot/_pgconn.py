@@ -15,6 +15,11 @@ connection is cut, which the ledger's ``unknown`` state is for) and puts the dat
 tries the server every ``PROBE_EVERY`` seconds, off every caller's thread. Its first answer
 lets calls through again. Migrations are not bounded (``Outage.patient``): a schema change on
 a large table may take minutes, and nothing else waits on it.
+
+A server that is there but slow to answer is not silent: a statement that waits for another
+transaction's lock, or runs long, is cancelled by the server itself a little before the
+bound (``statement_timeout`` and ``lock_timeout``, ``SERVER_SHARE`` of it), so it fails as
+``locked``, as a busy database does, and the database is not put out for it.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from ._heartbeat import HEARTBEAT
 
 PROBE_EVERY = 1.0
 """Seconds between two tries of a server that did not answer in time."""
+SERVER_SHARE = 0.8
+"""The share of the bound after which the server cancels a statement or a lock wait itself."""
 
 
 class Outage:
@@ -111,7 +118,14 @@ def connect(url: str, outage: Outage) -> Any:
     except psycopg.errors.ConnectionTimeout:
         outage.begin()
         raise
-    conn.outage = outage
+    try:
+        conn.outage = outage
+        server = max(1, round(outage.answer_timeout * SERVER_SHARE * 1000))  # milliseconds
+        conn.execute(f"SET statement_timeout = {server}")
+        conn.execute(f"SET lock_timeout = {server}")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

@@ -548,6 +548,9 @@ class Database:
     def _migrate(self, namespace: str, migrations: Sequence[str]) -> None:
         with self.transaction() as tx:
             if self.dialect == "postgresql":
+                # as long as it takes (the connection's own limits are for calls that wait)
+                tx.execute("SET LOCAL statement_timeout = 0")
+                tx.execute("SET LOCAL lock_timeout = 0")
                 # One migrator at a time across processes and hosts; released at commit.
                 tx.execute("SELECT pg_advisory_xact_lock(7300418206)")
             tx.execute(
@@ -614,7 +617,8 @@ def open_database(
     (``Database``); SQLite keeps one. ``answer_timeout``: how long (seconds) a PostgreSQL
     connection waits for its server's answer (to connect, to a statement, to a commit)
     before it is ended and the database fails calls at once as ``unavailable`` until the
-    server answers again; migrations wait as long as they take. Every failure is a
+    server answers again (a server that is there cancels a statement, or a wait for a lock,
+    at 80 % of it: ``locked``); migrations wait as long as they take. Every failure is a
     ``StoreError``.
     """
     if pool < 1:
