@@ -358,6 +358,32 @@ def test_atomic_write_failing_before_commit_is_not_applied(effects_db: Any) -> N
     assert entry.state == "failed"
 
 
+class _LandsLate(SqlLedger):
+    """The handler's transaction lands just as the write is about to be recorded as failed:
+    a COMMIT the server carried out after the caller had given up waiting for its answer."""
+
+    def finalize(self, key: str, attempt: int, state: Any, **given: Any) -> bool:
+        if state == "failed":
+            landed = {"k": "a", "v": "1", "stored": True}
+            super().finalize(key, attempt, "committed", result=landed)
+        return super().finalize(key, attempt, state, **given)
+
+
+def test_atomic_write_that_lands_while_it_is_settled_is_the_landed_success(
+    effects_db: Any,
+) -> None:
+    """Never "not applied" for a write the ledger says landed: when the settlement's own
+    record of the failure finds the entry settled already, the ledger's record is the outcome."""
+    calls = Calls()
+    ledger = _LandsLate(effects_db)
+    executor = Executor(_atomic_tools(effects_db, calls, "before"), ledger=ledger)
+    (record,) = _run(executor, [call("put", {"k": "a", "v": "1"})]).records
+    assert record.outcome == Ok({"k": "a", "v": "1", "stored": True})
+    entry = ledger.get(record.key)
+    assert entry is not None
+    assert entry.state == "committed"
+
+
 def test_atomic_write_failing_after_commit_is_the_recorded_success(effects_db: Any) -> None:
     """Committed with the ledger, then raised: the outcome is Ok with the recorded result."""
     calls = Calls()

@@ -7,15 +7,21 @@ fixtures): frozen, it keeps the connection open and passes nothing either way.""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from pg_relay import Relay  # tests/pg_relay.py, on the path as the shared fixtures' folder
-from surefoot import StoreError, open_database
+from surefoot import Ok, StoreError, ToolContext, ToolSet, open_database
 from surefoot._pgconn import Outage
-from surefoot.sql import SqlJournal
+from surefoot.executor import Executor, TurnState
+from surefoot.sql import SqlJournal, SqlLedger
+from surefoot.testing import call
 
 BOUND = 0.5
 """The answer timeout the tests open their databases with (seconds)."""
@@ -50,7 +56,8 @@ def test_a_statement_the_server_does_not_answer_ends_and_calls_then_fail_at_once
         journal = SqlJournal(db)
         assert journal.load("c1") == []
         proxy.frozen.set()
-        _assert_unavailable(proxy.ends(lambda: journal.load("c1")))
+        # within the bound given (0.5 s), not the default's 10 s
+        _assert_unavailable(proxy.ends(lambda: journal.load("c1"), seconds=5))
         # out: the next calls do not reach for the server (no byte, no new connection)
         accepted, forwarded = proxy.accepted, proxy.forwarded
         _assert_unavailable(proxy.ends(lambda: db.query("SELECT 1")))
@@ -68,11 +75,20 @@ def test_a_statement_the_server_does_not_answer_ends_and_calls_then_fail_at_once
         db.close()
 
 
-def test_a_commit_the_server_does_not_answer_is_unavailable_not_a_hang(
-    pg_relay: tuple[Relay, str],
+@pytest.mark.parametrize(
+    ("swallowed", "landed"),
+    [(False, [(1,)]), (True, [(0,)])],
+    ids=["commit_unanswered", "body_swallows_the_error"],
+)
+def test_a_transaction_the_server_stops_answering_is_unavailable_not_a_hang(
+    pg_relay: tuple[Relay, str], swallowed: bool, landed: list[tuple[int]]
 ) -> None:
-    """The commit is sent and its answer never comes: the caller is told the database was
-    unavailable (the write's fate is unknown, as when a connection is cut), in bounded time."""
+    """The server stops answering inside a transaction. Its COMMIT is sent and no answer
+    comes: the caller is told the database was unavailable (the write's fate unknown, as
+    when a connection is cut); the COMMIT waited in the relay and is carried out when it
+    thaws, once (what a write's ledger entry is for). Or a statement runs out of time first
+    and the body carries on as if nothing happened: leaving the block must not report a
+    commit either, and none is sent (psycopg sends none on a connection that was ended)."""
     proxy, url = pg_relay
     db = open_database(url, answer_timeout=BOUND)
     try:
@@ -81,24 +97,44 @@ def test_a_commit_the_server_does_not_answer_is_unavailable_not_a_hang(
         def write() -> None:
             with db.transaction() as tx:
                 tx.execute("INSERT INTO silence_notes (n) VALUES (1)")
-                proxy.frozen.set()  # the COMMIT goes nowhere
+                proxy.frozen.set()
+                if swallowed:
+                    with contextlib.suppress(StoreError):
+                        tx.execute("SELECT 1")
 
-        _assert_unavailable(proxy.ends(write))
+        _assert_unavailable(proxy.ends(write, seconds=5))
         proxy.frozen.clear()
         _answers_again(lambda: db.query("SELECT 1"))
-        # whether it landed is for the server to say; it is there at most once
-        ((count,),) = db.query("SELECT COUNT(*) FROM silence_notes")
-        assert count in (0, 1)
+        assert db.query("SELECT COUNT(*) FROM silence_notes") == landed
     finally:
         db.close()
 
 
-def test_connecting_to_a_server_that_does_not_answer_is_unavailable(
+class _BodyError(Exception):
+    """What a transaction's body raises, which its caller must see."""
+
+
+def test_a_rollback_the_server_does_not_answer_leaves_the_body_s_error(
     pg_relay: tuple[Relay, str],
 ) -> None:
+    """The body raises, and the rollback then runs out of time: the caller sees what the
+    body raised (the transaction is gone with its connection), not the rollback."""
     proxy, url = pg_relay
-    proxy.frozen.set()
-    _assert_unavailable(proxy.ends(lambda: open_database(url, answer_timeout=BOUND)))
+    db = open_database(url, answer_timeout=BOUND)
+    try:
+
+        def write() -> None:
+            with db.transaction() as tx:
+                tx.execute("SELECT 1")
+                proxy.frozen.set()
+                raise _BodyError
+
+        raised = proxy.ends(write, seconds=5)
+        assert isinstance(raised, _BodyError), repr(raised)
+        proxy.frozen.clear()
+        _answers_again(lambda: db.query("SELECT 1"))
+    finally:
+        db.close()
 
 
 def test_a_server_that_is_there_cancels_a_slow_statement_itself(pg_url: str) -> None:
@@ -140,12 +176,13 @@ def test_a_migration_waits_as_long_as_it_takes(pg_url: str) -> None:
         db.close()
 
 
-def test_the_probe_stops_with_the_database() -> None:
-    """Once the database is closed, its probe ends instead of trying the server forever."""
-    tries: list[int] = []
+def test_the_probe_tries_on_its_own_thread_and_stops_with_the_database() -> None:
+    """While out, a thread of the outage's own tries the server (not a caller's thread, not
+    the heartbeat's); once the database is closed it ends instead of trying forever."""
+    tries: list[str] = []
 
     def connect() -> object:
-        tries.append(1)
+        tries.append(threading.current_thread().name)
         raise OSError("no answer")
 
     outage = Outage(connect, answer_timeout=BOUND, url="postgresql://x@127.0.0.1/t")
@@ -153,11 +190,36 @@ def test_the_probe_stops_with_the_database() -> None:
     with outage.patient():
         assert outage.bound() is None
     assert outage.bound() == BOUND
+    outage.begin()
+    assert outage.out
+    deadline = time.monotonic() + LONG_ENOUGH
+    while not tries:
+        assert time.monotonic() < deadline, "nothing tried the server"
+        time.sleep(0.05)
+    assert set(tries) == {"surefoot-pg-probe"}
+    prober = next(t for t in threading.enumerate() if t.name == "surefoot-pg-probe")
     outage.close()
-    outage.begin()  # a closed database is not put out, and nothing is probed
-    assert not outage.out
-    time.sleep(0.3)
-    assert tries == []
+    prober.join(LONG_ENOUGH)
+    assert not prober.is_alive()
+    closed = Outage(connect, answer_timeout=BOUND, url="postgresql://x@127.0.0.1/t")
+    closed.close()
+    closed.begin()  # a closed database is not put out
+    assert not closed.out
+
+
+def test_connecting_to_a_server_that_does_not_answer_fails_and_leaves_no_probe(
+    pg_relay: tuple[Relay, str],
+) -> None:
+    """Opening the database when the server does not answer is ``unavailable``; with no
+    database to come back to, the probe that started ends."""
+    proxy, url = pg_relay
+    proxy.frozen.set()
+    before = {t for t in threading.enumerate() if t.name == "surefoot-pg-probe"}
+    _assert_unavailable(proxy.ends(lambda: open_database(url, answer_timeout=BOUND)))
+    left = {t for t in threading.enumerate() if t.name == "surefoot-pg-probe"} - before
+    for thread in left:
+        thread.join(LONG_ENOUGH)
+        assert not thread.is_alive()
 
 
 def test_a_bound_that_is_not_positive_is_refused() -> None:
@@ -172,3 +234,46 @@ def test_psycopg_still_names_its_timeouts_as_surefoot_expects(name: str) -> None
     import psycopg
 
     assert issubclass(getattr(psycopg.errors, name), psycopg.OperationalError)
+
+
+def test_a_write_whose_commit_answer_never_came_lands_once_and_is_not_run_again(
+    pg_relay: tuple[Relay, str],
+) -> None:
+    """An atomic write's COMMIT is sent and its answer never comes: the turn fails as
+    ``unavailable`` (nobody is told it was saved, nor that it was not), the server carries
+    the COMMIT out when it answers again, and the ledger, committed with it, makes the same
+    call a settled success that is not run a second time."""
+    proxy, url = pg_relay
+    db = open_database(url, answer_timeout=BOUND)
+    try:
+        db.migrate("silence", ["CREATE TABLE silence_effects (k TEXT PRIMARY KEY)"])
+        ran: list[str] = []
+        tools = ToolSet()
+
+        @tools.tool(effect="write", atomic=True)
+        def put(ctx: ToolContext, k: str) -> dict[str, Any]:
+            """Store ``k``, atomically with the ledger."""
+            ran.append(k)
+            with db.transaction() as tx:
+                tx.execute("INSERT INTO silence_effects (k) VALUES (?)", (k,))
+                ctx.commit_in(tx, {"k": k})
+                proxy.frozen.set()  # the COMMIT goes out, and no answer comes back
+            return {"k": k}
+
+        ledger = SqlLedger(db)
+        executor = Executor(tools, ledger=ledger)
+        state = TurnState("c1", 0, lang="en")
+        batch = [call("put", {"k": "a"})]
+        _assert_unavailable(proxy.ends(lambda: asyncio.run(executor.run_batch(batch, state))))
+        proxy.frozen.clear()
+        _answers_again(lambda: db.query("SELECT 1"))
+        assert db.query("SELECT k FROM silence_effects") == [("a",)]
+        (entry,) = ledger.entries(conversation_id="c1")
+        assert entry.state == "committed"
+        again = TurnState("c1", 0, lang="en")  # the same turn, resumed
+        (record,) = asyncio.run(executor.run_batch(batch, again)).records
+        assert record.outcome == Ok({"k": "a"})
+        assert record.executed is False
+        assert ran == ["a"]
+    finally:
+        db.close()

@@ -11,9 +11,10 @@ statement, a commit, a rollback, the connection itself). A wait that runs out en
 connection (what it was doing is unknown: a commit may have landed or not, as when a
 connection is cut, which the ledger's ``unknown`` state is for) and puts the database *out*
 (``Outage``): until the server answers again, a call that would reach it fails at once as
-``unavailable`` instead of waiting out the bound again, and the process's heartbeat thread
-tries the server every ``PROBE_EVERY`` seconds, off every caller's thread. Its first answer
-lets calls through again. Migrations are not bounded (``Outage.patient``): a schema change on
+``unavailable`` instead of waiting out the bound again, and a thread of the outage's own
+tries the server every ``PROBE_EVERY`` seconds (each try waits for it at most the bound, on
+that thread only: not on a caller's, nor on the heartbeat's that renews leases). Its first
+answer lets calls through again. Migrations are not bounded (``Outage.patient``): a schema change on
 a large table may take minutes, and nothing else waits on it.
 
 A server that is there but slow to answer is not silent: a statement that waits for another
@@ -31,8 +32,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ._heartbeat import HEARTBEAT
-
 PROBE_EVERY = 1.0
 """Seconds between two tries of a server that did not answer in time."""
 SERVER_SHARE = 0.8
@@ -44,20 +43,32 @@ class Outage:
     it. ``connect`` opens a new bounded connection (it raises when the server does not
     answer)."""
 
-    __slots__ = ("_closed", "_connect", "_lock", "_out", "_patient", "answer_timeout", "url")
+    __slots__ = (
+        "_closed",
+        "_connect",
+        "_lock",
+        "_out",
+        "_patient",
+        "_prober",
+        "answer_timeout",
+        "url",
+    )
 
     def __init__(self, connect: Callable[[], Any], *, answer_timeout: float, url: str) -> None:
         self._connect = connect
         self.answer_timeout = answer_timeout
         self.url = url
         self._out = False
-        self._closed = False
+        self._closed = threading.Event()
         self._lock = threading.Lock()
         self._patient = threading.local()
+        self._prober: threading.Thread | None = None
 
     @property
     def out(self) -> bool:
         """The server let a wait run out and has not answered since."""
+        if self._out:
+            self._probe()  # a process forked while it was out has no probe of its own yet
         return self._out
 
     def bound(self) -> float | None:
@@ -77,7 +88,7 @@ class Outage:
     def begin(self) -> None:
         """The server let a wait run out: calls fail at once until it answers again."""
         with self._lock:
-            if self._out or self._closed:
+            if self._out or self._closed.is_set():
                 return
             self._out = True
         logging.getLogger("surefoot").warning(
@@ -87,23 +98,35 @@ class Outage:
             self.answer_timeout,
             PROBE_EVERY,
         )
-        HEARTBEAT.retry(self._probe, every=PROBE_EVERY, within=math.inf)
+        self._probe()
 
     def close(self) -> None:
-        """The database is closed: no more probes."""
-        with self._lock:
-            self._closed = True
+        """The database is closed: its probe ends."""
+        self._closed.set()
 
     def _probe(self) -> None:
-        if self._closed:
-            return  # ends the retry
-        conn = self._connect()
-        try:
-            conn.execute("SELECT 1")
-        finally:
-            conn.close()
-        self._out = False
-        logging.getLogger("surefoot").warning("PostgreSQL at %s answers again", self.url)
+        """Start the probe's thread unless it runs."""
+        with self._lock:
+            if self._closed.is_set() or (self._prober is not None and self._prober.is_alive()):
+                return
+            self._prober = threading.Thread(
+                target=self._probing, name="surefoot-pg-probe", daemon=True
+            )
+            self._prober.start()
+
+    def _probing(self) -> None:
+        while not self._closed.wait(PROBE_EVERY):
+            try:
+                conn = self._connect()
+                try:
+                    conn.execute("SELECT 1")
+                finally:
+                    conn.close()
+            except Exception:  # noqa: BLE001, S112 - still silent, or refusing: try again
+                continue
+            self._out = False
+            logging.getLogger("surefoot").warning("PostgreSQL at %s answers again", self.url)
+            return
 
 
 def connect(url: str, outage: Outage) -> Any:

@@ -75,8 +75,11 @@ class Settler:
             return Ok(entry.result)
         if tool.atomic and entry is not None and entry.state == "pending":
             failed = _not_applied(tool, lang)
-            self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(failed))
-            return failed
+            if self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(failed)):
+                return failed
+            # settled meanwhile: a commit the server carried out after the caller had given up
+            # on it (its answer never came) lands with its ledger record
+            return self._fenced(tool, key, lang)
         return self._reconcile_or_unknown(tool, key, ctx.attempt, arguments, unknown, lang)
 
     def settled(self, tool: Tool, entry: LedgerEntry, fingerprint: str, lang: Lang) -> Outcome:
@@ -171,8 +174,12 @@ class Settler:
             return verdict
         if verdict == "absent":
             failed = _not_applied(tool, lang)
-            self.ledger.finalize(key, attempt, "failed", error=to_record(failed))
-            return failed
+            if self.ledger.finalize(key, attempt, "failed", error=to_record(failed)):
+                return failed
+            entry = self.ledger.get(key)  # settled meanwhile, as in ``after_failure``
+            if entry is not None and entry.state == "committed" and entry.result is not None:
+                return Ok(entry.result)
+            return unknown
         self.ledger.finalize(key, attempt, "unknown", error=to_record(unknown))
         return unknown
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import re
 import sys
@@ -397,6 +398,9 @@ class Database:
             if conn is None:
                 self._open += 1
         if conn is not None and not conn.broken:
+            if self._outage is not None and self._outage.out:  # went out while this waited
+                self._checkin(conn)
+                raise store_error("unavailable", self.url)
             return conn
         assert self._reconnect is not None  # a pool is made only with one
         try:
@@ -468,11 +472,19 @@ class Database:
                 with driver_errors(self.url):
                     cursor.close()
         except BaseException as exc:
-            with driver_errors(self.url):
-                block.__exit__(type(exc), exc, exc.__traceback__)  # rolls back
+            try:
+                with driver_errors(self.url):
+                    block.__exit__(type(exc), exc, exc.__traceback__)  # rolls back
+            except StoreError:
+                if not conn.closed:
+                    raise
+                # the connection is gone (a wait ran out), and its transaction with it: the
+                # caller sees what the body raised, not the rollback that could not be sent
             raise
         with driver_errors(self.url):
             block.__exit__(None, None, None)  # commits
+        if conn.closed:  # ended under a body that caught its error: psycopg sends no COMMIT
+            raise store_error("unavailable", self.url)
         self._committed(tx)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -540,6 +552,11 @@ class Database:
         person on one ``Database`` migrates once)."""
         if self._migrated.get(namespace, -1) >= len(migrations):
             return
+        # on PostgreSQL, found with a bounded wait: a server that hangs fails the opening
+        bounded = self._outage is not None and self.depth() == 0
+        if bounded and _applied(self, namespace) >= len(migrations):
+            self._migrated[namespace] = len(migrations)
+            return
         patient = self._outage.patient() if self._outage is not None else nullcontext()
         with patient, driver_errors(self.url):
             self._migrate(namespace, migrations)
@@ -589,6 +606,20 @@ class Database:
                 conn.close()
 
 
+def _applied(db: Database, namespace: str) -> int:
+    """How many of ``namespace``'s migrations ``db`` has (0 before the first)."""
+    try:
+        rows = db.query(
+            "SELECT COALESCE(MAX(version), 0) FROM sf_migrations WHERE namespace = ?",
+            (namespace,),
+        )
+    except StoreError as exc:
+        if exc.kind != "misuse":  # not the table missing: the database failed
+            raise
+        return 0
+    return int(rows[0][0])
+
+
 def resolve_url(url: str | os.PathLike[str]) -> tuple[Dialect, str]:
     """``(dialect, target)``: a file path for SQLite, the URL itself for PostgreSQL."""
     text = os.fspath(url)
@@ -624,8 +655,8 @@ def open_database(
     if pool < 1:
         msg = "pool must be at least 1"
         raise ValueError(msg)
-    if not answer_timeout > 0:
-        msg = "answer_timeout must be more than 0 seconds"
+    if not 0 < answer_timeout < math.inf:  # also refuses nan
+        msg = "answer_timeout must be more than 0 seconds, and finite"
         raise ValueError(msg)
     dialect, target = resolve_url(url)
     if dialect == "postgresql":
