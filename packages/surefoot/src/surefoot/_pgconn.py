@@ -25,6 +25,7 @@ bound (``statement_timeout`` and ``lock_timeout``, ``SERVER_SHARE`` of it), so i
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import threading
@@ -144,22 +145,17 @@ def connect(url: str, outage: Outage) -> Any:
     try:
         conn.outage = outage
         server = max(1, round(outage.answer_timeout * SERVER_SHARE * 1000))  # milliseconds
-        conn.execute(f"SET statement_timeout = {server}")
-        conn.execute(f"SET lock_timeout = {server}")
+        conn.execute(f"SET statement_timeout = {server}; SET lock_timeout = {server}")
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-_CLASS: list[Any] = []
-
-
+@functools.cache
 def _bounded_class() -> Any:
     """``psycopg.Connection`` with every wait bounded by its outage's ``bound()`` (made on
     first use: psycopg is imported only once a PostgreSQL database is opened)."""
-    if _CLASS:
-        return _CLASS[0]
     import psycopg
 
     # The exception psycopg raises when a wait given a timeout runs out. It is private, so
@@ -181,5 +177,4 @@ def _bounded_class() -> Any:
                     outage.begin()
                 raise
 
-    _CLASS.append(BoundedConnection)
     return BoundedConnection

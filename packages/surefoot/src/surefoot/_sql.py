@@ -398,9 +398,11 @@ class Database:
             if conn is None:
                 self._open += 1
         if conn is not None and not conn.broken:
-            if self._outage is not None and self._outage.out:  # went out while this waited
+            try:
+                self._reachable()  # it may have gone out while this waited
+            except StoreError:
                 self._checkin(conn)
-                raise store_error("unavailable", self.url)
+                raise
             return conn
         assert self._reconnect is not None  # a pool is made only with one
         try:
