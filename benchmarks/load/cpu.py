@@ -2,13 +2,16 @@
 read from the processes themselves, so that a run says where the machine's cores went.
 
 A process that ends during the run takes its CPU time with it (a killed worker, a backend of
-a connection that closed, PostgreSQL's processes before a restart): each part counts, per
-process, what it used between the first and the last look, and a process that appeared in
-between from its start.
+a connection that closed, PostgreSQL's processes before a restart), so the parts are looked
+at every half second while the run lasts: each part counts, per process, what it used
+between the first look that saw it and the last one (a process that appeared in between,
+from its start). What a process used in its last half second before it ended is not
+counted.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 
@@ -18,15 +21,19 @@ Processes = Callable[[], Iterable[psutil.Process]]
 """The processes of one part now."""
 
 
-def cpu_by_pid(processes: Iterable[psutil.Process]) -> dict[int, float]:
+Pid = tuple[int, float]
+"""A process: its id and when it started (an id can be given again to a later process)."""
+
+
+def cpu_by_pid(processes: Iterable[psutil.Process]) -> dict[Pid, float]:
     """User and system CPU seconds of each process that still runs."""
-    seen: dict[int, float] = {}
+    seen: dict[Pid, float] = {}
     for proc in processes:
         try:
             times = proc.cpu_times()
+            seen[proc.pid, proc.create_time()] = times.user + times.system
         except psutil.NoSuchProcess:
             continue
-        seen[proc.pid] = times.user + times.system
     return seen
 
 
@@ -44,27 +51,49 @@ def tree(pid: int) -> Processes:
 
 
 class CpuSplit:
-    """CPU seconds of each part between ``start`` and ``stop``."""
+    """CPU seconds of each part between ``start`` and ``stop``, looked at every ``every``
+    seconds in between."""
 
-    def __init__(self, parts: dict[str, Processes]) -> None:
+    def __init__(self, parts: dict[str, Processes], every: float = 0.5) -> None:
         self.parts = parts
-        self._before: dict[str, dict[int, float]] = {}
+        self.every = every
+        self._first: dict[str, dict[Pid, float]] = {}
+        self._last: dict[str, dict[Pid, float]] = {}
         self._began = 0.0
+        self._done = threading.Event()
+        self._looking: threading.Thread | None = None
         self.used: dict[str, float] = {}
         self.seconds = 0.0
 
     def start(self) -> None:
-        """Take the first look."""
-        self._before = {name: cpu_by_pid(find()) for name, find in self.parts.items()}
+        """Take the first look, then one every ``every`` seconds until ``stop``."""
+        self._first = {name: cpu_by_pid(find()) for name, find in self.parts.items()}
+        self._last = {name: dict(seen) for name, seen in self._first.items()}
         self._began = time.monotonic()
+        self._done.clear()
+        self._looking = threading.Thread(target=self._look_on, name="cpu-split", daemon=True)
+        self._looking.start()
 
     def stop(self) -> None:
         """Take the last look: ``used`` by part, over ``seconds``."""
+        self._done.set()
+        if self._looking is not None:
+            self._looking.join()
         self.seconds = time.monotonic() - self._began
+        self._look()
+        for name in self.parts:
+            first = self._first.get(name, {})
+            last = self._last.get(name, {})
+            self.used[name] = sum(cpu - first.get(pid, 0.0) for pid, cpu in last.items())
+
+    def _look_on(self) -> None:
+        while not self._done.wait(self.every):
+            self._look()
+
+    def _look(self) -> None:
+        """Each part's processes now: the CPU of each one, kept as its latest."""
         for name, find in self.parts.items():
-            before = self._before.get(name, {})
-            now = cpu_by_pid(find())
-            self.used[name] = sum(cpu - before.get(pid, 0.0) for pid, cpu in now.items())
+            self._last.setdefault(name, {}).update(cpu_by_pid(find()))
 
     def line(self) -> str:
         """``name N% of a core`` for each part, heaviest first."""

@@ -1,0 +1,29 @@
+"""The load test's CPU split counts a process that ended during the run (a killed worker,
+PostgreSQL's processes before a restart) with what it used until shortly before it ended,
+not as nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks" / "load"))
+
+from cpu import CpuSplit  # the load test's own module
+
+BURN = "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass\n"
+
+
+def test_a_process_that_ends_mid_run_keeps_the_cpu_it_used() -> None:
+    child = subprocess.Popen([sys.executable, "-c", BURN])
+    watched = psutil.Process(child.pid)
+    split = CpuSplit({"burner": lambda: [watched], "nobody": list}, every=0.05)
+    split.start()
+    assert child.wait(timeout=30) == 0  # ended and reaped: nothing left to read at the end
+    split.stop()
+    assert 0.4 <= split.used["burner"] <= 1.5
+    assert split.used["nobody"] == 0.0
+    assert "burner" in split.line()
