@@ -184,10 +184,10 @@ def test_the_cache_keeps_at_most_its_size(two: tuple[Database, Database]) -> Non
     for index in range(6):
         write_transcript(journal, f"c{index}", [UserMessage(str(index))])
         assert [m.text for m in journal.load(f"c{index}")] == [str(index)]  # type: ignore[union-attr]
-    assert len(journal._cache) == 3
+    assert len(journal._copies) == 3
     for index in range(6):
         assert [m.text for m in journal.load(f"c{index}")] == [str(index)]  # type: ignore[union-attr]
-    assert len(journal._cache) == 3
+    assert len(journal._copies) == 3
 
 
 # -- an append numbers its messages from the cache only when that is safe ---------------------
@@ -217,16 +217,16 @@ def test_a_reader_that_loads_while_the_holder_appends_does_not_break_its_numbers
     messages right (a load never vouches for the last number)."""
     db = open_database(db_url)
     journal, lease = _holding(db, "c_race", cached=False)
-    journal._forget("c_race")  # evicted: the reader's load reads the messages again
-    remember = journal._remember
+    journal._copies.forget("c_race")  # evicted: the reader's load reads the messages again
+    remember = journal._copies.remember
 
     def holder_appends_first(conversation_id: str, cached: Any) -> None:
         journal.append("c_race", UserMessage("two"), lease=lease)
         remember(conversation_id, cached)
 
-    monkeypatch.setattr(journal, "_remember", holder_appends_first)
+    monkeypatch.setattr(journal._copies, "remember", holder_appends_first)
     assert _texts(journal.load("c_race")) == ["one"]  # read before "two" committed
-    monkeypatch.setattr(journal, "_remember", remember)
+    monkeypatch.setattr(journal._copies, "remember", remember)
     journal.append("c_race", UserMessage("three"), lease=lease)
     journal.append("c_race", UserMessage("four"), lease=lease)
     assert _texts(journal.load("c_race")) == ["one", "two", "three", "four"]
@@ -343,3 +343,81 @@ def test_load_many_checks_a_long_list_in_batches(
     assert journal.load_many(ids) == expected
     assert two[0].counts.round_trips - before == 3
     assert journal.load_many([]) == {}
+
+
+def _held_and_checked(journal: SqlJournal, conversation_id: str) -> Lease:
+    """A hold on a conversation whose cached copy this journal's own append under that hold
+    left, as a turn has after its first append."""
+    write_transcript(journal, conversation_id, [UserMessage("before")])
+    journal.load(conversation_id)
+    lease = journal.acquire(conversation_id, seconds=30)
+    assert lease is not None
+    journal.append(conversation_id, UserMessage("mine"), lease=lease)
+    return lease
+
+
+def test_the_holder_loads_its_own_appends_without_asking_the_database(
+    two: tuple[Database, Database], parses: list[int]
+) -> None:
+    """Only a holder appends: while this journal holds the conversation and its copy is what
+    its own appends left, a load sends no statement; released, it asks again, and sees what
+    another writer appended since."""
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    lease = _held_and_checked(mine, "c1")
+    sent, parses[0] = two[0].counts.round_trips, 0
+    assert [m.text for m in mine.load("c1")] == ["before", "mine"]  # type: ignore[union-attr]
+    assert (two[0].counts.round_trips - sent, parses[0]) == (0, 0)
+    mine.release(lease)
+    write_transcript(theirs, "c1", [UserMessage("theirs")])
+    assert [m.text for m in mine.load("c1")] == ["before", "mine", "theirs"]  # type: ignore[union-attr]
+    # held again after another's hold: the copy is read again, then trusted after an append
+    again = mine.acquire("c1", seconds=30)
+    assert again is not None
+    sent = two[0].counts.round_trips
+    assert len(mine.load("c1")) == 3
+    assert two[0].counts.round_trips - sent == 1
+    mine.append("c1", UserMessage("mine again"), lease=again)
+    sent = two[0].counts.round_trips
+    assert mine.load("c1") == _fresh(two[1], "c1")
+    assert two[0].counts.round_trips - sent == 0
+    mine.release(again)
+
+
+def test_a_hold_found_lost_by_its_renewal_makes_the_next_load_ask(
+    two: tuple[Database, Database],
+) -> None:
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    lease = _held_and_checked(mine, "c1")
+    two[1].query("UPDATE sf_conversations SET lease_until = 0")  # my lease lapses
+    taken = theirs.acquire("c1", seconds=30)
+    assert taken is not None
+    theirs.append("c1", UserMessage("theirs"), lease=taken)
+    assert mine.renew(lease, seconds=30) is False
+    assert [m.text for m in mine.load("c1")] == ["before", "mine", "theirs"]  # type: ignore[union-attr]
+    theirs.release(taken)
+
+
+def test_a_conversation_made_anew_under_the_same_id_carries_no_copy_over(
+    two: tuple[Database, Database],
+) -> None:
+    """Erased and started again with the same id (a page still open on it), its fence
+    counts from the start again and can reach the one this journal's copy had: the copy is
+    not carried over to the new conversation's hold, as its creation time differs."""
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    lease = _held_and_checked(mine, "c1")
+    mine.release(lease)
+    two[1].query("DELETE FROM sf_messages")
+    two[1].query("DELETE FROM sf_conversations")
+    while True:  # the new conversation's holds, until the next one takes the fence after mine
+        held = theirs.acquire("c1", seconds=30)
+        assert held is not None
+        if held.fence == lease.fence:
+            theirs.append("c1", UserMessage("new"), lease=held)
+        theirs.release(held)
+        if held.fence >= lease.fence:
+            break
+    again = mine.acquire("c1", seconds=30)
+    assert again is not None
+    assert again.fence == lease.fence + 1
+    assert [m.text for m in mine.load("c1")] == ["new"]  # type: ignore[union-attr]
+    mine.release(again)

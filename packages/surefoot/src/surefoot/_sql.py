@@ -1051,6 +1051,112 @@ class _Cached:
     checked: int = -1
 
 
+class _Copies:
+    """A journal's copies of its most recently used transcripts (at most ``size``), and the
+    conversations it holds, by the fence of its hold: what lets a load parse only what it
+    has not seen, an append number its messages without asking, and a holder load its own
+    appends without a check."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
+        self._holding: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def current(self, conversation_id: str, found: tuple[Any, ...]) -> list[Message] | None:
+        """The cached transcript, if ``found`` (the probe's row) says it is still current."""
+        created, fence, seq = float(found[0]), int(found[1]), int(found[2])
+        with self._lock:
+            cached = self._cache.get(conversation_id)
+            if cached is None or (cached.created, cached.fence, cached.seq) != (
+                created,
+                fence,
+                seq,
+            ):
+                return None
+            self._cache.move_to_end(conversation_id)
+            return list(cached.messages)
+
+    def held(self, conversation_id: str) -> list[Message] | None:
+        """The cached transcript, without asking the database, while the journal holds the
+        conversation and the copy is what its own appends under that hold left (``checked``;
+        at the hold's start, what they left under the hold before it, the same conversation
+        and nobody's hold in between): only a holder appends, so nothing else can be there.
+        A hold lost meanwhile (a stalled process) is found by the next append, which fails."""
+        with self._lock:
+            fence = self._holding.get(conversation_id)
+            cached = self._cache.get(conversation_id)
+            if fence is None or cached is None or not cached.fence == cached.checked == fence:
+                return None
+            self._cache.move_to_end(conversation_id)
+            return list(cached.messages)
+
+    def remember(self, conversation_id: str, cached: _Cached) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._cache[conversation_id] = cached
+            self._cache.move_to_end(conversation_id)
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+
+    def forget(self, conversation_id: str) -> None:
+        with self._lock:
+            self._cache.pop(conversation_id, None)
+
+    def last_under(self, conversation_id: str, fence: int) -> int | None:
+        """The last message's number, if an append of ours under ``fence`` (the lease this
+        append holds, checked in the same transaction) committed it; else None."""
+        with self._lock:
+            cached = self._cache.get(conversation_id)
+            if cached is None or not cached.fence == cached.checked == fence:
+                return None
+            return cached.seq
+
+    def appended(
+        self, conversation_id: str, fence: int, last: int, payloads: list[str], *, checked: bool
+    ) -> None:
+        """Extend the cached transcript by what was just committed after message ``last``,
+        if the cache held exactly the messages before it under the same lease (the stored
+        form, read back, so the cache holds what a load would return)."""
+        with self._lock:
+            cached = self._cache.get(conversation_id)
+            if cached is None:
+                return
+            if (cached.fence, cached.seq) != (fence, last):
+                del self._cache[conversation_id]
+                return
+            cached.messages.extend(message_from_json(json.loads(p)) for p in payloads)
+            cached.seq = last + len(payloads)
+            cached.checked = fence if checked else -1
+
+    def acquired(self, conversation_id: str, previous: int, created: float) -> None:
+        """The lease of the conversation created at ``created`` moved from ``previous`` to
+        the next fence, taken by us: a transcript cached under ``previous`` carries over,
+        and so does the number our last append under ``previous`` committed (nobody held
+        the conversation in between: its fence would have moved further)."""
+        with self._lock:
+            self._holding[conversation_id] = previous + 1
+            cached = self._cache.get(conversation_id)
+            if cached is None:
+                return
+            if cached.fence == previous and cached.created == created:
+                cached.fence = previous + 1
+                if cached.checked == previous:
+                    cached.checked = previous + 1
+            else:
+                del self._cache[conversation_id]
+
+    def let_go(self, lease: Lease) -> None:
+        """The journal no longer counts on ``lease`` (released, or found lost)."""
+        with self._lock:
+            if self._holding.get(lease.conversation_id) == lease.fence:
+                del self._holding[lease.conversation_id]
+
+
 def _stored_message(message: Message) -> str:
     """The stored text of ``message``: JSON in UTF-8. The arguments of a model's call may hold
     what that cannot carry (a lone surrogate, NaN, an infinity): such a message is stored with
@@ -1075,16 +1181,22 @@ class SqlJournal:
     the one cached (its creation time, its lease's fence and its last message's number): then
     nothing is parsed again; anything else (another process appended, took the lease over, or
     the conversation was made anew) is a full load. Messages are only ever appended, so the
-    cached ones are exactly what a full load would return."""
+    cached ones are exactly what a full load would return. While this journal holds the
+    conversation and its copy is what its own appends left, a load asks nothing: only a
+    holder appends. A holder whose hold was taken over unseen (its process stalled past the
+    lease) may load its own copy until its renewal finds the hold lost; its next append
+    fails, so nothing it does lands."""
 
     def __init__(self, db: Database, *, user: str = DEFAULT_USER, cache_size: int = 256) -> None:
         self.db = db
         self.user = user
         self.cache_size = cache_size
-        self._cache: OrderedDict[str, _Cached] = OrderedDict()
-        self._cache_lock = threading.Lock()
+        self._copies = _Copies(cache_size)
 
     def load(self, conversation_id: str) -> list[Message]:
+        held = self._copies.held(conversation_id)
+        if held is not None:
+            return held
         # the cached copy is checked by one statement of its own (no transaction: a single
         # round trip)
         found = self.db.query(_PROBE, (self.user, conversation_id))
@@ -1102,19 +1214,19 @@ class SqlJournal:
         copy if it is current, else read again with the check, in one transaction, so that
         the messages and the check come from one snapshot."""
         if probe is None:
-            self._forget(conversation_id)
+            self._copies.forget(conversation_id)
             return []
-        cached = self._current(conversation_id, probe)
+        cached = self._copies.current(conversation_id, probe)
         if cached is not None:
             return cached
         key = (self.user, conversation_id)
         with self.db.transaction() as tx:
             found = tx.execute(_PROBE, key)
             if not found:
-                self._forget(conversation_id)
+                self._copies.forget(conversation_id)
                 return []
             created, fence, seq = float(found[0][1]), int(found[0][2]), int(found[0][3])
-            cached = self._current(conversation_id, found[0][1:])
+            cached = self._copies.current(conversation_id, found[0][1:])
             if cached is not None:
                 return cached
             rows = tx.execute(
@@ -1124,37 +1236,10 @@ class SqlJournal:
             )
         messages = [message_from_json(json.loads(r[0])) for r in rows]
         if len(messages) == seq:  # seq numbers run 1..n: anything else is not cached
-            self._remember(conversation_id, _Cached(created, fence, seq, list(messages)))
+            self._copies.remember(conversation_id, _Cached(created, fence, seq, list(messages)))
         else:
-            self._forget(conversation_id)
+            self._copies.forget(conversation_id)
         return messages
-
-    def _current(self, conversation_id: str, found: tuple[Any, ...]) -> list[Message] | None:
-        """The cached transcript, if ``found`` (the probe's row) says it is still current."""
-        created, fence, seq = float(found[0]), int(found[1]), int(found[2])
-        with self._cache_lock:
-            cached = self._cache.get(conversation_id)
-            if cached is None or (cached.created, cached.fence, cached.seq) != (
-                created,
-                fence,
-                seq,
-            ):
-                return None
-            self._cache.move_to_end(conversation_id)
-            return list(cached.messages)
-
-    def _remember(self, conversation_id: str, cached: _Cached) -> None:
-        if self.cache_size <= 0:
-            return
-        with self._cache_lock:
-            self._cache[conversation_id] = cached
-            self._cache.move_to_end(conversation_id)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-
-    def _forget(self, conversation_id: str) -> None:
-        with self._cache_lock:
-            self._cache.pop(conversation_id, None)
 
     def append(
         self, conversation_id: str, *messages: Message, lease: Lease, model: ModelRef | None = None
@@ -1164,9 +1249,9 @@ class SqlJournal:
             nested, last = self._append(conversation_id, payloads, lease, model)
         except BaseException:
             # a commit that failed may have landed: the next append asks the database
-            self._forget(conversation_id)
+            self._copies.forget(conversation_id)
             raise
-        self._appended(conversation_id, lease.fence, last, payloads, checked=not nested)
+        self._copies.appended(conversation_id, lease.fence, last, payloads, checked=not nested)
 
     def _append(
         self, conversation_id: str, payloads: list[str], lease: Lease, model: ModelRef | None
@@ -1176,7 +1261,7 @@ class SqlJournal:
         only if the transaction around it commits), and the number of the message before
         them."""
         if payloads and self.db.dialect == "postgresql" and self.db.depth() == 0:
-            last = self._last_under(conversation_id, lease.fence)
+            last = self._copies.last_under(conversation_id, lease.fence)
             if last is not None:
                 self._append_alone(conversation_id, payloads, lease, model, last)
                 return False, last
@@ -1187,7 +1272,7 @@ class SqlJournal:
             if tx.rowcount != 1:
                 raise ConversationBusyError(conversation_id)
             nested = tx.nested
-            last = None if nested else self._last_under(conversation_id, lease.fence)
+            last = None if nested else self._copies.last_under(conversation_id, lease.fence)
             if last is None:
                 # the last message's number from the primary key's end (a plain MAX may be
                 # planned as a scan of the whole conversation)
@@ -1244,32 +1329,6 @@ class SqlJournal:
         )
         return sql, (*chosen, self.user, conversation_id, lease.owner, lease.fence)
 
-    def _last_under(self, conversation_id: str, fence: int) -> int | None:
-        """The last message's number, if an append of ours under ``fence`` (the lease this
-        append holds, checked in the same transaction) committed it; else None."""
-        with self._cache_lock:
-            cached = self._cache.get(conversation_id)
-            if cached is None or not cached.fence == cached.checked == fence:
-                return None
-            return cached.seq
-
-    def _appended(
-        self, conversation_id: str, fence: int, last: int, payloads: list[str], *, checked: bool
-    ) -> None:
-        """Extend the cached transcript by what was just committed after message ``last``,
-        if the cache held exactly the messages before it under the same lease (the stored
-        form, read back, so the cache holds what a load would return)."""
-        with self._cache_lock:
-            cached = self._cache.get(conversation_id)
-            if cached is None:
-                return
-            if (cached.fence, cached.seq) != (fence, last):
-                del self._cache[conversation_id]
-                return
-            cached.messages.extend(message_from_json(json.loads(p)) for p in payloads)
-            cached.seq = last + len(payloads)
-            cached.checked = fence if checked else -1
-
     def exists(self, conversation_id: str) -> bool:
         rows = self.db.query(
             "SELECT 1 FROM sf_messages WHERE user_id = ? AND conversation_id = ? LIMIT 1",
@@ -1295,12 +1354,12 @@ class SqlJournal:
             rows, _ = self.db.execute(
                 "UPDATE sf_conversations SET owner = ?, lease_until = {now} + ?, "
                 "fence = fence + 1 WHERE user_id = ? AND id = ? AND owner IS NULL "
-                "RETURNING fence",
+                "RETURNING fence, created_at",
                 (owner, seconds, self.user, conversation_id),
             )
             if rows:
                 fence = int(rows[0][0])
-                self._acquired(conversation_id, fence - 1)
+                self._copies.acquired(conversation_id, fence - 1, float(rows[0][1]))
                 return Lease(conversation_id, owner, fence)
         with self.db.transaction() as tx:
             tx.execute(
@@ -1308,8 +1367,8 @@ class SqlJournal:
                 "fence) VALUES (?, ?, {now}, {now}, 0, 0) ON CONFLICT (user_id, id) DO NOTHING",
                 (self.user, conversation_id),
             )
-            ((held_by, fence, free),) = tx.execute(
-                "SELECT owner, fence, (owner IS NULL OR lease_until < {now}) "
+            ((held_by, fence, free, created),) = tx.execute(
+                "SELECT owner, fence, (owner IS NULL OR lease_until < {now}), created_at "
                 "FROM sf_conversations WHERE user_id = ? AND id = ?",
                 (self.user, conversation_id),
             )
@@ -1324,24 +1383,8 @@ class SqlJournal:
             )
             if tx.rowcount != 1:
                 return None
-        self._acquired(conversation_id, int(fence))
+        self._copies.acquired(conversation_id, int(fence), float(created))
         return Lease(conversation_id, owner, int(fence) + 1, orphaned=orphaned)
-
-    def _acquired(self, conversation_id: str, previous: int) -> None:
-        """The lease moved from ``previous`` to the next fence, taken by us: a transcript
-        cached under ``previous`` carries over (a load still checks its last message), and
-        so does the number our last append under ``previous`` committed (nobody held the
-        conversation in between: its fence would have moved further)."""
-        with self._cache_lock:
-            cached = self._cache.get(conversation_id)
-            if cached is None:
-                return
-            if cached.fence == previous:
-                cached.fence = previous + 1
-                if cached.checked == previous:
-                    cached.checked = previous + 1
-            else:
-                del self._cache[conversation_id]
 
     def renew(self, lease: Lease, *, seconds: float) -> bool:
         _, changed = self.db.execute(
@@ -1349,9 +1392,12 @@ class SqlJournal:
             "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
             (seconds, self.user, lease.conversation_id, lease.owner, lease.fence),
         )
+        if changed != 1:
+            self._copies.let_go(lease)
         return changed == 1
 
     def release(self, lease: Lease) -> None:
+        self._copies.let_go(lease)
         self.db.query(
             "UPDATE sf_conversations SET owner = NULL, lease_until = 0 "
             "WHERE user_id = ? AND id = ? AND owner = ? AND fence = ?",
