@@ -421,3 +421,33 @@ def test_a_conversation_made_anew_under_the_same_id_carries_no_copy_over(
     assert again.fence == lease.fence + 1
     assert [m.text for m in mine.load("c1")] == ["new"]  # type: ignore[union-attr]
     mine.release(again)
+
+
+def test_a_readers_copy_of_an_erased_conversation_stored_late_is_not_trusted(
+    two: tuple[Database, Database],
+) -> None:
+    """A load reads the conversation, and before it stores its copy the conversation is
+    erased, made anew under the same id and held by this journal, which appends to it: the
+    late copy, of the erased conversation, happens to match the new one's fence and
+    numbers, but not its creation time, and the holder does not trust it."""
+    mine, theirs = SqlJournal(two[0]), SqlJournal(two[1])
+    write_transcript(theirs, "c1", [UserMessage("old")])
+    remember = mine._copies.remember
+    holds: list[Lease] = []
+
+    def erased_and_made_anew_first(conversation_id: str, cached: Any) -> None:
+        two[1].query("DELETE FROM sf_messages")
+        two[1].query("DELETE FROM sf_conversations")
+        lease = mine.acquire("c1", seconds=30)
+        assert lease is not None
+        holds.append(lease)
+        mine.append("c1", UserMessage("new one"), lease=lease)
+        remember(conversation_id, cached)
+
+    mine._copies.remember = erased_and_made_anew_first  # type: ignore[method-assign]
+    assert [m.text for m in mine.load("c1")] == ["old"]  # type: ignore[union-attr]
+    mine._copies.remember = remember  # type: ignore[method-assign]
+    mine.append("c1", UserMessage("new two"), lease=holds[0])
+    assert [m.text for m in mine.load("c1")] == ["new one", "new two"]  # type: ignore[union-attr]
+    assert mine.load("c1") == _fresh(two[1], "c1")
+    mine.release(holds[0])

@@ -1060,7 +1060,7 @@ class _Copies:
     def __init__(self, size: int) -> None:
         self.size = size
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
-        self._holding: dict[str, int] = {}
+        self._holding: dict[str, tuple[int, float]] = {}  # the fence, the creation time
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -1084,12 +1084,17 @@ class _Copies:
         """The cached transcript, without asking the database, while the journal holds the
         conversation and the copy is what its own appends under that hold left (``checked``;
         at the hold's start, what they left under the hold before it, the same conversation
-        and nobody's hold in between): only a holder appends, so nothing else can be there.
-        A hold lost meanwhile (a stalled process) is found by the next append, which fails."""
+        and nobody's hold in between), of the conversation it holds (its creation time: a
+        reader's copy stored late may be of one erased since): only a holder appends, so
+        nothing else can be there. A hold lost meanwhile (a stalled process) is found by the
+        next append, which fails."""
         with self._lock:
-            fence = self._holding.get(conversation_id)
+            held = self._holding.get(conversation_id)
             cached = self._cache.get(conversation_id)
-            if fence is None or cached is None or not cached.fence == cached.checked == fence:
+            if held is None or cached is None:
+                return None
+            fence, created = held
+            if not cached.fence == cached.checked == fence or cached.created != created:
                 return None
             self._cache.move_to_end(conversation_id)
             return list(cached.messages)
@@ -1139,7 +1144,7 @@ class _Copies:
         and so does the number our last append under ``previous`` committed (nobody held
         the conversation in between: its fence would have moved further)."""
         with self._lock:
-            self._holding[conversation_id] = previous + 1
+            self._holding[conversation_id] = (previous + 1, created)
             cached = self._cache.get(conversation_id)
             if cached is None:
                 return
@@ -1153,7 +1158,8 @@ class _Copies:
     def let_go(self, lease: Lease) -> None:
         """The journal no longer counts on ``lease`` (released, or found lost)."""
         with self._lock:
-            if self._holding.get(lease.conversation_id) == lease.fence:
+            held = self._holding.get(lease.conversation_id)
+            if held is not None and held[0] == lease.fence:
                 del self._holding[lease.conversation_id]
 
 
@@ -1183,9 +1189,12 @@ class SqlJournal:
     the conversation was made anew) is a full load. Messages are only ever appended, so the
     cached ones are exactly what a full load would return. While this journal holds the
     conversation and its copy is what its own appends left, a load asks nothing: only a
-    holder appends. A holder whose hold was taken over unseen (its process stalled past the
-    lease) may load its own copy until its renewal finds the hold lost; its next append
-    fails, so nothing it does lands."""
+    holder appends. So, until the hold's renewal finds it lost (a third of the lease at
+    most), such a load does not see what the database lost or gained behind the hold's
+    back: another holder's appends after the hold was taken over unseen (the process
+    stalled past the lease), or an erase; the holder's next append fails then, so nothing
+    it does lands. A lease is the journal's that took it: appends under it through another
+    journal are not seen by this one's loads (nor by its numbering)."""
 
     def __init__(self, db: Database, *, user: str = DEFAULT_USER, cache_size: int = 256) -> None:
         self.db = db
