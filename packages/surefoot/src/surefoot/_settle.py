@@ -43,9 +43,8 @@ class Settler:
                 landed = ctx._landed() if ctx._landed is not None else None
                 if landed is not None:
                     return Ok(landed)
-                entry = self.ledger.get(key)
-                if entry is not None and entry.state == "committed" and entry.result is not None:
-                    return Ok(entry.result)
+                if (recorded := _committed(self.ledger.get(key))) is not None:
+                    return recorded
                 self._diagnose(_RolledBackError(tool.name), ctx)
                 return self.after_failure(tool, key, arguments, ctx, ctx.lang)
             if self.ledger.finalize(key, ctx.attempt, "committed", result=outcome.data):
@@ -71,8 +70,8 @@ class Settler:
             self.ledger.finalize(key, ctx.attempt, "unknown", error=to_record(unknown))
             return unknown
         entry = self.ledger.get(key)
-        if entry is not None and entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
+        if (recorded := _committed(entry)) is not None:
+            return recorded
         if tool.atomic and entry is not None and entry.state == "pending":
             failed = _not_applied(tool, lang)
             if self.ledger.finalize(key, ctx.attempt, "failed", error=to_record(failed)):
@@ -88,8 +87,8 @@ class Settler:
             return ToolError(
                 ErrorCode.INVALID_ARGUMENTS, text(lang, "key_mismatch"), Recovery.CORRECT_ARGUMENTS
             )
-        if entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
+        if (recorded := _committed(entry)) is not None:
+            return recorded
         if entry.state == "failed" and entry.error is not None:
             return from_record(entry.error)
         if entry.state == "pending" and entry.lease_expired:
@@ -148,8 +147,8 @@ class Settler:
     def _fenced(self, tool: Tool, key: str, lang: Lang) -> Outcome:
         """The claim was taken over while the handler ran: the ledger decides, not us."""
         entry = self.ledger.get(key)
-        if entry is not None and entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
+        if (recorded := _committed(entry)) is not None:
+            return recorded
         unknown = _unknown(tool, lang)
         if entry is not None and entry.state == "unknown":
             return self._reconcile_or_unknown(
@@ -176,18 +175,17 @@ class Settler:
             failed = _not_applied(tool, lang)
             if self.ledger.finalize(key, attempt, "failed", error=to_record(failed)):
                 return failed
-            entry = self.ledger.get(key)  # settled meanwhile, as in ``after_failure``
-            if entry is not None and entry.state == "committed" and entry.result is not None:
-                return Ok(entry.result)
-            return unknown
+            # settled meanwhile, as in ``after_failure``
+            recorded = _committed(self.ledger.get(key))
+            return recorded if recorded is not None else unknown
         self.ledger.finalize(key, attempt, "unknown", error=to_record(unknown))
         return unknown
 
     def _verdict(self, tool: Tool, key: str, arguments: dict[str, Any]) -> ReconcileResult:
         """Did the write with ``key`` take effect? The ledger first, then the tool's hook."""
         entry = self.ledger.get(key)
-        if entry is not None and entry.state == "committed" and entry.result is not None:
-            return Ok(entry.result)
+        if (recorded := _committed(entry)) is not None:
+            return recorded
         if tool.atomic and entry is not None and entry.state == "unknown":
             return "absent"  # its effect commits only together with the ledger's record
         if tool.reconcile is None:
@@ -196,6 +194,13 @@ class Settler:
             return tool.reconcile(key, arguments)
         except Exception:  # noqa: BLE001 - a failing check decides nothing
             return None
+
+
+def _committed(entry: LedgerEntry | None) -> Ok | None:
+    """The write's success as the ledger recorded it, if it did."""
+    if entry is not None and entry.state == "committed" and entry.result is not None:
+        return Ok(entry.result)
+    return None
 
 
 def _unknown(tool: Tool, lang: Lang) -> ToolError:

@@ -1050,6 +1050,10 @@ class _Cached:
     messages: list[Message]
     checked: int = -1
 
+    def ours(self, fence: int) -> bool:
+        """Whether this copy is what our appends under ``fence`` left (see ``checked``)."""
+        return self.fence == self.checked == fence
+
 
 class _Copies:
     """A journal's copies of its most recently used transcripts (at most ``size``), and the
@@ -1094,7 +1098,7 @@ class _Copies:
             if held is None or cached is None:
                 return None
             fence, created = held
-            if not cached.fence == cached.checked == fence or cached.created != created:
+            if not cached.ours(fence) or cached.created != created:
                 return None
             self._cache.move_to_end(conversation_id)
             return list(cached.messages)
@@ -1117,7 +1121,7 @@ class _Copies:
         append holds, checked in the same transaction) committed it; else None."""
         with self._lock:
             cached = self._cache.get(conversation_id)
-            if cached is None or not cached.fence == cached.checked == fence:
+            if cached is None or not cached.ours(fence):
                 return None
             return cached.seq
 
