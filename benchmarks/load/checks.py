@@ -12,12 +12,16 @@ told (``LOAD_LOG``), and every conversation's journal replayed.
 * **every journal replays** — each conversation loads, its turns are whole, and a turn that
   was interrupted either resumes to its end now or waits for a person's decision (reported);
 * **clean errors** — every refusal was a JSON message (503 with ``Retry-After`` when the
-  model or the database could not answer), never a traceback.
+  model or the database could not answer), never a traceback;
+* **the people ran** — no person's action ended in an exception of the load test itself
+  (Locust's ``stats_exceptions.csv``), and writes were acknowledged: a run whose people
+  could not act would otherwise pass every check above with nothing to check.
 """
 
 from __future__ import annotations
 
 import asyncio
+import csv
 import json
 import re
 import time
@@ -59,6 +63,8 @@ class Log:
     refused: Counter[int] = field(default_factory=Counter)
     busy_at: list[float] = field(default_factory=list)
     """When each ``409 busy`` came (wall clock)."""
+    refused_at: list[float] = field(default_factory=list)
+    """When each refusal came (wall clock)."""
 
     @classmethod
     def read(cls, path: Path) -> Log:
@@ -78,6 +84,8 @@ class Log:
             }.get(op, set()).add(pair)
             if op == "refused":
                 log.refused[int(entry["status"])] += 1
+                if "t" in entry:
+                    log.refused_at.append(float(entry["t"]))
                 if int(entry["status"]) == 409 and "t" in entry:
                     log.busy_at.append(float(entry["t"]))
         return log
@@ -246,4 +254,21 @@ def check_errors(log: Log) -> Check:
         "clean errors (JSON message; 503 with Retry-After)",
         unclean == 0,
         f"unclean answers {unclean}; clean refusals: {refused}",
+    )
+
+
+def check_people(exceptions: Path, log: Log) -> Check:
+    """The people's actions ran to their end (no exception in the load test's own code) and
+    some writes were acknowledged."""
+    raised: Counter[str] = Counter()
+    if exceptions.exists():
+        with exceptions.open(newline="") as rows:
+            for row in csv.DictReader(rows):
+                raised[row["Message"]] += int(row["Count"])
+    acknowledged = len(log.saved) + len(log.deleted)
+    first = f"; the first: {next(iter(raised))}" if raised else ""
+    return Check(
+        "the people ran (no exception in their actions; writes acknowledged)",
+        not raised and acknowledged > 0,
+        f"exceptions {raised.total()}{first}; writes acknowledged {acknowledged}",
     )

@@ -7,6 +7,10 @@ at every half second while the run lasts: each part counts, per process, what it
 between the first look that saw it and the last one (a process that appeared in between,
 from its start). What a process used in its last half second before it ended is not
 counted.
+
+The machine's own counters say the rest: how much of its cores stayed idle, and how much the
+host of a virtual machine gave to others while this one wanted them (``steal``): a run on a
+crowded host is slower with the same code, and says so.
 """
 
 from __future__ import annotations
@@ -64,12 +68,17 @@ class CpuSplit:
         self._looking: threading.Thread | None = None
         self.used: dict[str, float] = {}
         self.seconds = 0.0
+        self._machine_began: tuple[float, float] = (0.0, 0.0)
+        self.idle = 0.0
+        self.stolen = 0.0
+        """The machine's idle and stolen CPU seconds between ``start`` and ``stop``."""
 
     def start(self) -> None:
         """Take the first look, then one every ``every`` seconds until ``stop``."""
         self._first = {name: cpu_by_pid(find()) for name, find in self.parts.items()}
         self._last = {name: dict(seen) for name, seen in self._first.items()}
         self._began = time.monotonic()
+        self._machine_began = _idle_and_stolen()
         self._done.clear()
         self._looking = threading.Thread(target=self._look_on, name="cpu-split", daemon=True)
         self._looking.start()
@@ -80,6 +89,8 @@ class CpuSplit:
         if self._looking is not None:
             self._looking.join()
         self.seconds = time.monotonic() - self._began
+        idle, stolen = _idle_and_stolen()
+        self.idle, self.stolen = idle - self._machine_began[0], stolen - self._machine_began[1]
         self._look()
         for name in self.parts:
             first = self._first.get(name, {})
@@ -96,7 +107,20 @@ class CpuSplit:
             self._last.setdefault(name, {}).update(cpu_by_pid(find()))
 
     def line(self) -> str:
-        """``name N% of a core`` for each part, heaviest first."""
+        """``name N% of a core`` for each part, heaviest first, then the machine's idle and
+        stolen shares, in % of a core as well."""
         shares = sorted(self.used.items(), key=lambda item: -item[1])
         seconds = max(self.seconds, 1e-9)
-        return ", ".join(f"{name} {100 * used / seconds:.0f}%" for name, used in shares)
+        parts = ", ".join(f"{name} {100 * used / seconds:.0f}%" for name, used in shares)
+        return (
+            f"{parts}; the machine ({psutil.cpu_count()} cores): idle "
+            f"{100 * self.idle / seconds:.0f}%, taken by the host (steal) "
+            f"{100 * self.stolen / seconds:.0f}%"
+        )
+
+
+def _idle_and_stolen() -> tuple[float, float]:
+    """All cores' idle and stolen CPU seconds since the machine started (no steal counter
+    outside Linux: 0)."""
+    times = psutil.cpu_times()
+    return times.idle, float(getattr(times, "steal", 0.0))

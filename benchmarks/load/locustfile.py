@@ -3,6 +3,13 @@ writes notes through the Coach, reads them back (pages and turns), deletes one a
 yes to the confirmation, and now and then sends two messages at once from two tabs of one
 conversation.
 
+By default each person acts again 0.1-0.5 s after its last answer, as fast as the server lets
+it (a closed loop: the rate is what the server can give). With ``LOAD_RATE`` (chat turns a
+second, all the people together, ``LOAD_USERS`` of them) each person starts its actions at
+random times instead, so many a second on average that together they ask for that rate
+whatever the server answers: the latency is then the server's at that rate, not at its
+limit.
+
 Every write a person was told was done is logged (``LOAD_LOG``, one JSON object a line) with
 every write that was tried, for the end-state checks of ``run.py``; so is every answer that
 showed a person another account's key (``foreign``) and every error that was not clean (no
@@ -29,6 +36,11 @@ LOG_PATH = os.environ.get("LOAD_LOG", "load-log.jsonl")
 _NUMBERS = itertools.count(1)
 _LOG_LOCK = threading.Lock()
 _KEY = re.compile(r"k\.(load-\d+)\.\d+")
+WRITE, READ, DELETE, TABS = 5, 3, 1, 1
+"""The actions' weights: how often a person picks each."""
+CHATS_PER_ACTION = (WRITE + READ + DELETE + 2 * TABS) / (WRITE + READ + DELETE + TABS)
+"""Chat turns an action sends, on average (two tabs send two; the others one, once the person
+has a note to read or delete)."""
 
 
 def log(entry: dict[str, Any]) -> None:
@@ -37,11 +49,38 @@ def log(entry: dict[str, Any]) -> None:
         out.write(json.dumps(entry) + "\n")
 
 
+class _Paced:
+    """A person's actions started at random times, ``gap`` seconds apart on average (a
+    Poisson process: independent people, who do not fall into step as people at a fixed pace
+    do after a slow moment); an action that ends after the next start was due is followed
+    at once."""
+
+    def __init__(self, gap: float) -> None:
+        self.gap = gap
+
+    def __get__(self, person: Any, owner: Any) -> Any:
+        return lambda: self.wait(person)
+
+    def wait(self, person: Any) -> float:
+        now = time.monotonic()
+        due = getattr(person, "_due", now) + random.expovariate(1 / self.gap)
+        person._due = max(due, now)  # no run of actions at once to catch up a long wait
+        return person._due - now
+
+
+def _wait_time() -> Any:
+    rate = float(os.environ.get("LOAD_RATE") or 0)
+    if rate <= 0:
+        return between(0.1, 0.5)
+    people = int(os.environ.get("LOAD_USERS") or 1)
+    return _Paced(people * CHATS_PER_ACTION / rate)
+
+
 class Person(FastHttpUser):
     """One account, one main conversation, its notes (Locust's geventhttpclient user: a
     fraction of the CPU per request of its ``requests`` one, on the cores the server uses)."""
 
-    wait_time = between(0.1, 0.5)
+    wait_time = _wait_time()
 
     def on_start(self) -> None:
         self.name = f"load-{next(_NUMBERS):03d}"
@@ -113,11 +152,11 @@ class Person(FastHttpUser):
             self.saved.append(key)
             log({"op": "save", "user": self.name, "key": key, "cid": turn["conversation_id"]})
 
-    @task(5)
+    @task(WRITE)
     def write(self) -> None:
         self._write(self.cid, "chat: write")
 
-    @task(3)
+    @task(READ)
     def read(self) -> None:
         listing = self.client.get("/api/conversations", name="/api/conversations")
         self._check("/api/conversations", listing)
@@ -129,7 +168,7 @@ class Person(FastHttpUser):
             if turn is not None and not _ok(turn, "read_memory"):
                 log({"op": "read_failed", "user": self.name})
 
-    @task(1)
+    @task(DELETE)
     def delete_with_approval(self) -> None:
         if not self.saved:
             return
@@ -151,7 +190,7 @@ class Person(FastHttpUser):
         if done and _ok(done[0], "delete_memory"):
             log({"op": "delete", "user": self.name, "key": key})
 
-    @task(1)
+    @task(TABS)
     def two_tabs(self) -> None:
         if self.cid is None:
             return

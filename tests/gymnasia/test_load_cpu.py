@@ -27,3 +27,18 @@ def test_a_process_that_ends_mid_run_keeps_the_cpu_it_used() -> None:
     assert 0.4 <= split.used["burner"] <= 1.5
     assert split.used["nobody"] == 0.0
     assert "burner" in split.line()
+
+
+def test_the_machine_line_says_how_much_stayed_idle_and_what_the_host_took() -> None:
+    split = CpuSplit({"nobody": list}, every=0.05)
+    split.start()
+    child = subprocess.run([sys.executable, "-c", BURN], timeout=30, check=True)
+    assert child.returncode == 0
+    split.stop()
+    cores = psutil.cpu_count() or 1
+    # 0.6 s of one core burned: the cores were not idle all along, and no more than wholly
+    assert 0.0 < split.idle < cores * split.seconds
+    assert 0.0 <= split.stolen <= cores * split.seconds
+    line = split.line()
+    assert f"the machine ({cores} cores): idle " in line
+    assert "taken by the host (steal)" in line

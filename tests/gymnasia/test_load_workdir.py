@@ -55,3 +55,21 @@ def test_an_earlier_runs_saves_would_be_read_as_lost_writes(tmp_path: Path, pg_u
     assert not stale[0].ok
     fresh_workdir(tmp_path)
     assert all(check.ok for check in check_writes(pg_url, Log.read(tmp_path / "log.jsonl")))
+
+
+def test_a_run_whose_people_could_not_act_fails_the_people_check(tmp_path: Path) -> None:
+    from checks import check_people
+
+    exceptions = tmp_path / "stats_exceptions.csv"
+    exceptions.write_text(
+        "Count,Message,Traceback,Nodes\n209,name 'log' is not defined,\"  File x\",local\n"
+    )
+    saved = Log(saved={("load-001", "k.load-001.1")})
+    failed = check_people(exceptions, saved)
+    assert not failed.ok
+    assert "exceptions 209; the first: name 'log' is not defined" in failed.detail
+    assert not check_people(tmp_path / "none.csv", Log()).ok  # nothing acknowledged
+    exceptions.write_text("Count,Message,Traceback,Nodes\n")
+    held = check_people(exceptions, saved)
+    assert held.ok
+    assert held.detail == "exceptions 0; writes acknowledged 1"
