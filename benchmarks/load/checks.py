@@ -65,6 +65,9 @@ class Log:
     """When each ``409 busy`` came (wall clock)."""
     refused_at: list[float] = field(default_factory=list)
     """When each refusal came (wall clock)."""
+    dropped: list[tuple[float, str, str]] = field(default_factory=list)
+    """Each request that got no answer at all (its connection closed or failed): when, the
+    route, the client's error."""
 
     @classmethod
     def read(cls, path: Path) -> Log:
@@ -82,6 +85,8 @@ class Log:
                 "delete": log.deleted,
                 "try_delete": log.tried_delete,
             }.get(op, set()).add(pair)
+            if op == "dropped":
+                log.dropped.append((float(entry["t"]), entry["route"], entry["error"]))
             if op == "refused":
                 log.refused[int(entry["status"])] += 1
                 if "t" in entry:
@@ -246,14 +251,26 @@ def _whole(messages: list[Any]) -> bool:
     return True
 
 
-def check_errors(log: Log) -> Check:
-    """Every refusal a person got was clean."""
+KILL_WINDOW = 5.0
+"""Seconds after a worker's kill in which a request with no answer is that worker's (it was
+in flight there, or sent on a connection to it)."""
+
+
+def check_errors(log: Log, killed_at: float | None = None) -> Check:
+    """Every refusal a person got was clean. The requests that got no answer at all (their
+    connection closed) are counted, and those of the killed worker told apart; a process
+    killed mid-answer cannot answer, so they are not unclean answers."""
     unclean = log.ops["unclean"]
     refused = ", ".join(f"{n} x {s}" for s, n in sorted(log.refused.items())) or "none"
+    killed = sum(
+        1 for t, _, _ in log.dropped if killed_at is not None and 0 <= t - killed_at <= KILL_WINDOW
+    )
     return Check(
         "clean errors (JSON message; 503 with Retry-After)",
         unclean == 0,
-        f"unclean answers {unclean}; clean refusals: {refused}",
+        f"unclean answers {unclean}; clean refusals: {refused}; no answer at all (connection "
+        f"closed) {len(log.dropped)}, of them within {KILL_WINDOW:.0f} s of the worker's kill "
+        f"{killed}",
     )
 
 

@@ -92,7 +92,7 @@ class Person(FastHttpUser):
     def _sign_in(self) -> None:
         """Through the form, as a browser does (again whenever a session is gone)."""
         page = self.client.get("/signin", name="/signin")
-        found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        found = re.search(r'name="csrf" value="([^"]+)"', page.text or "")
         form = {"name": self.name, "password": PASSWORD, "csrf": found.group(1) if found else ""}
         self.client.post(
             "/signin",
@@ -106,8 +106,14 @@ class Person(FastHttpUser):
         self.seq += 1
         return f"k.{self.name}.{self.seq}"
 
-    def _check(self, name: str, response: Any) -> None:
-        """Count another account's key and any error that is not clean."""
+    def _check(self, name: str, response: Any) -> bool:
+        """Count another account's key and any error that is not clean; False when no answer
+        came at all (the connection closed or failed: Locust counts it as a failure)."""
+        if response.text is None:
+            error = repr(getattr(response, "error", None))[:200]
+            log({"op": "dropped", "user": self.name, "route": name, "error": error,
+                 "t": time.time()})  # fmt: skip
+            return False
         foreign = {m for m in _KEY.findall(response.text) if m != self.name}
         if foreign:
             log({"op": "foreign", "user": self.name, "route": name, "seen": sorted(foreign)})
@@ -124,6 +130,7 @@ class Person(FastHttpUser):
             log({"op": "unclean", "user": self.name, "route": name, "status": status})
         if status == 401:  # signed out (a sign-in cut off by a killed worker): sign in again
             self._sign_in()
+        return True
 
     def _chat(self, message: str, cid: str | None, name: str) -> dict[str, Any] | None:
         """One turn; its final JSON when it ran to the end."""
@@ -131,7 +138,9 @@ class Person(FastHttpUser):
         if cid:
             body["conversation_id"] = cid
         with self.client.post("/api/chat", json=body, name=name, catch_response=True) as r:
-            self._check(name, r)
+            if not self._check(name, r):
+                r.failure(f"no answer: {r.error!r}")
+                return None
             if r.status_code in (409, 503):
                 r.success()  # a clean refusal, counted apart in the table
                 refused = {"op": "refused", "user": self.name, "status": r.status_code}
@@ -181,9 +190,11 @@ class Person(FastHttpUser):
         name = "/api/approvals/{cid}/{id}"
         url = f"/api/approvals/{cid}/{approval}"
         with self.client.post(url, json={"approved": True}, name=name, catch_response=True) as r:
-            self._check(name, r)
+            if not self._check(name, r):
+                r.failure(f"no answer: {r.error!r}")
+                return
             if r.status_code != 200:
-                r.success()
+                r.success()  # a clean refusal (the decision already made, or busy)
                 return
             events = [json.loads(line) for line in r.text.splitlines() if line.strip()]
             done = [e["turn"] for e in events if e.get("type") == "done"]

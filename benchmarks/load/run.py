@@ -164,6 +164,8 @@ class Faults:
         self.report: list[str] = []
         self.database_back: float | None = None
         """When PostgreSQL answered again after its restart (wall clock)."""
+        self.killed_at: float | None = None
+        """When a worker was killed (wall clock)."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -201,6 +203,7 @@ class Faults:
             return
         victim = workers[0]
         victim.send_signal(signal.SIGKILL)
+        self.killed_at = time.time()
         self.report.append(f"SIGKILL worker pid {victim.pid} at 30% of the run")
 
     def _restart_database(self) -> None:
@@ -347,6 +350,26 @@ def _after_restart(faults: Faults, log: Log, serve_log: Path) -> None:
     print(f"releases that failed (serve.log, 'could not release'): {failed}")
 
 
+def _dropped(faults: Faults, log: Log) -> None:
+    """The requests that got no answer at all, by the client's error, and when they came
+    from the worker's kill."""
+    if not log.dropped:
+        print("requests with no answer at all (connection closed or failed): 0")
+        return
+    kinds = Counter(error.split("(")[0] for _, _, error in log.dropped)
+    killed = faults.killed_at
+    after = (
+        ", ".join(f"{t - killed:+.1f}" for t, _, _ in sorted(log.dropped))
+        if killed is not None
+        else "no worker killed"
+    )
+    print(
+        f"requests with no answer at all (connection closed or failed): {len(log.dropped)} "
+        f"({', '.join(f'{n} x {kind}' for kind, n in kinds.most_common())}); seconds from "
+        f"the worker's kill: {after}"
+    )
+
+
 def main() -> int:
     """Run the load and the checks; 1 if a check failed."""
     options = _options()
@@ -395,12 +418,13 @@ def main() -> int:
         for line in faults.report:
             print(f"fault: {line}")
         _after_restart(faults, log, workdir / "serve.log")
+        _dropped(faults, log)
         model.latency = 0.0
         checks = [
             *check_writes(url, log),
             check_isolation(url, log),
             check_journals(url, model.base_url + "/v1"),
-            check_errors(log),
+            check_errors(log, faults.killed_at),
             check_people(workdir / "stats_exceptions.csv", log),
         ]
     return _verdict(checks)

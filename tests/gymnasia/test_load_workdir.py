@@ -73,3 +73,32 @@ def test_a_run_whose_people_could_not_act_fails_the_people_check(tmp_path: Path)
     held = check_people(exceptions, saved)
     assert held.ok
     assert held.detail == "exceptions 0; writes acknowledged 1"
+
+
+def test_requests_with_no_answer_are_counted_and_the_killed_workers_told_apart(
+    tmp_path: Path,
+) -> None:
+    from checks import check_errors
+
+    killed = 1_000.0
+    lines = [
+        {"op": "dropped", "user": "load-001", "route": "chat: write", "t": killed + 0.1,
+         "error": "HTTPConnectionClosed('connection closed.')"},
+        {"op": "dropped", "user": "load-002", "route": "chat: read", "t": killed + 44.0,
+         "error": "HTTPConnectionClosed('connection closed.')"},
+        {"op": "refused", "user": "load-003", "status": 503, "t": killed + 50.0},
+    ]  # fmt: skip
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    log = Log.read(path)
+    assert [(t, route) for t, route, _ in log.dropped] == [
+        (killed + 0.1, "chat: write"),
+        (killed + 44.0, "chat: read"),
+    ]
+    assert log.refused_at == [killed + 50.0]
+    held = check_errors(log, killed)
+    assert held.ok  # no answer is not an unclean answer
+    assert held.detail.endswith(
+        "no answer at all (connection closed) 2, of them within 5 s of the worker's kill 1"
+    )
+    assert check_errors(log, None).detail.endswith("of the worker's kill 0")
