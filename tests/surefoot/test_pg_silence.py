@@ -162,6 +162,60 @@ def test_a_server_that_is_there_cancels_a_slow_statement_itself(pg_url: str) -> 
         db.close()
 
 
+@pytest.mark.parametrize("idle_timeout", [0.3, None])
+def test_a_transaction_left_idle_by_a_stopped_client_is_ended_and_its_locks_go(
+    pg_url: str, idle_timeout: float | None
+) -> None:
+    """A client that stops inside a transaction (a paused process, a handler that never
+    returns) keeps its row locks: every other writer of the row fails as ``locked`` for as
+    long as it stays stopped. With ``idle_timeout`` the server ends that session once it has
+    been idle that long: the other writer goes through, the stopped client's change is
+    rolled back, and it finds its connection ended when it wakes."""
+    stopped = open_database(pg_url, answer_timeout=2.0, idle_timeout=idle_timeout)
+    other = open_database(pg_url, answer_timeout=1.0)  # waits 0.8 s for a lock
+    try:
+        other.execute("CREATE TABLE held_things (n INTEGER)")
+        other.execute("INSERT INTO held_things (n) VALUES (1)")
+        holding, wake = threading.Event(), threading.Event()
+        woke: list[BaseException | None] = []
+
+        def stop_inside_a_transaction() -> None:
+            try:
+                with stopped.transaction() as tx:
+                    tx.execute("UPDATE held_things SET n = 2")
+                    holding.set()
+                    wake.wait(10)  # sends nothing: idle in its transaction
+                woke.append(None)
+            except BaseException as exc:  # noqa: BLE001 - what it found, asserted below
+                woke.append(exc)
+
+        thread = threading.Thread(target=stop_inside_a_transaction)
+        thread.start()
+        assert holding.wait(10)
+        try:
+            if idle_timeout is None:
+                with pytest.raises(StoreError) as caught:
+                    other.execute("UPDATE held_things SET n = 3")
+                assert caught.value.kind == "locked"
+            else:
+                time.sleep(idle_timeout)  # the server's timer runs from the last statement
+                other.execute("UPDATE held_things SET n = 3")  # within its 0.8 s lock wait
+                assert other.query("SELECT n FROM held_things") == [(3,)]
+        finally:
+            wake.set()
+            thread.join(10)
+        if idle_timeout is None:
+            assert woke == [None]  # it committed when it woke
+            assert other.query("SELECT n FROM held_things") == [(2,)]
+        else:
+            _assert_unavailable(woke[0])  # its session was ended: its change did not land
+            assert other.query("SELECT n FROM held_things") == [(3,)]
+            assert stopped.query("SELECT n FROM held_things") == [(3,)]  # reconnected
+    finally:
+        stopped.close()
+        other.close()
+
+
 def test_a_migration_waits_as_long_as_it_takes(pg_url: str) -> None:
     """Neither bound is on a migration (a schema change on a large table may take minutes):
     one that takes longer than the bound completes."""
@@ -225,6 +279,10 @@ def test_connecting_to_a_server_that_does_not_answer_fails_and_leaves_no_probe(
 def test_a_bound_that_is_not_positive_is_refused() -> None:
     with pytest.raises(ValueError, match="answer_timeout"):
         open_database("sqlite:///:memory:", answer_timeout=0)
+    with pytest.raises(ValueError, match="idle_timeout"):
+        open_database("sqlite:///:memory:", idle_timeout=0)
+    with pytest.raises(ValueError, match="idle_timeout"):
+        open_database("sqlite:///:memory:", idle_timeout=float("nan"))
 
 
 @pytest.mark.parametrize("name", ["_WaitTimeout", "ConnectionTimeout"])

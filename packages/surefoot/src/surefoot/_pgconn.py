@@ -21,6 +21,14 @@ A server that is there but slow to answer is not silent: a statement that waits 
 transaction's lock, or runs long, is cancelled by the server itself a little before the
 bound (``statement_timeout`` and ``lock_timeout``, ``SERVER_SHARE`` of it), so it fails as
 ``locked``, as a busy database does, and the database is not put out for it.
+
+The other side of that: a client that stops inside a transaction (its process paused or
+hung, a handler that never returns inside an atomic write) keeps its locks, and every other
+writer of those rows fails as ``locked`` for as long as it stays stopped. The server ends
+such a session after ``idle_timeout`` seconds with nothing sent in its open transaction
+(``idle_in_transaction_session_timeout``): the transaction is rolled back, its locks go, and
+the stopped client, if it wakes, finds its connection ended (``unavailable``; a commit it
+had not sent did not land).
 """
 
 from __future__ import annotations
@@ -130,9 +138,11 @@ class Outage:
             return
 
 
-def connect(url: str, outage: Outage) -> Any:
-    """A new psycopg connection (autocommit) to ``url`` whose waits ``outage`` bounds; a
-    connection attempt that runs out of time puts the database out, as a statement does."""
+def connect(url: str, outage: Outage, idle_timeout: float | None = None) -> Any:
+    """A new psycopg connection (autocommit) to ``url`` whose waits ``outage`` bounds, and
+    whose transaction the server ends after ``idle_timeout`` seconds idle (``None``: the
+    server's own setting); a connection attempt that runs out of time puts the database
+    out, as a statement does."""
     import psycopg
 
     try:
@@ -145,7 +155,11 @@ def connect(url: str, outage: Outage) -> Any:
     try:
         conn.outage = outage
         server = max(1, round(outage.answer_timeout * SERVER_SHARE * 1000))  # milliseconds
-        conn.execute(f"SET statement_timeout = {server}; SET lock_timeout = {server}")
+        settings = f"SET statement_timeout = {server}; SET lock_timeout = {server}"
+        if idle_timeout is not None:
+            idle = max(1, round(idle_timeout * 1000))  # milliseconds
+            settings += f"; SET idle_in_transaction_session_timeout = {idle}"
+        conn.execute(settings)
     except BaseException:
         conn.close()
         raise

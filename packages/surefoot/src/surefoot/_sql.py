@@ -126,6 +126,8 @@ _PG_STATES: Final[dict[str, StoreErrorKind]] = {
     "40P01": "locked",
     "55P03": "locked",
     "57014": "locked",  # canceled, as by lock_timeout or statement_timeout
+    "25P03": "unavailable",  # the session ended, idle in its transaction too long
+    "25P04": "unavailable",  # the session ended, its transaction open too long
     "25006": "permission",
     "42501": "permission",
     "3D000": "not_found",
@@ -641,6 +643,7 @@ def open_database(
     busy_timeout: float = 30.0,
     pool: int = 1,
     answer_timeout: float = 10.0,
+    idle_timeout: float | None = 60.0,
 ) -> Database:
     """Open (and migrate) the database at ``url``; see the module docstring for forms.
 
@@ -651,8 +654,10 @@ def open_database(
     connection waits for its server's answer (to connect, to a statement, to a commit)
     before it is ended and the database fails calls at once as ``unavailable`` until the
     server answers again (a server that is there cancels a statement, or a wait for a lock,
-    at 80 % of it: ``locked``); migrations wait as long as they take. Every failure is a
-    ``StoreError``.
+    at 80 % of it: ``locked``); migrations wait as long as they take. ``idle_timeout``: how
+    long (seconds) a PostgreSQL transaction may stay open with nothing sent before the server
+    ends its session, so that a stopped client's locks go (``None``: the server's setting).
+    Every failure is a ``StoreError``.
     """
     if pool < 1:
         msg = "pool must be at least 1"
@@ -660,9 +665,12 @@ def open_database(
     if not 0 < answer_timeout < math.inf:  # also refuses nan
         msg = "answer_timeout must be more than 0 seconds, and finite"
         raise ValueError(msg)
+    if idle_timeout is not None and not 0 < idle_timeout < math.inf:
+        msg = "idle_timeout must be more than 0 seconds, and finite, or None"
+        raise ValueError(msg)
     dialect, target = resolve_url(url)
     if dialect == "postgresql":
-        return _open_postgres(target, pool, answer_timeout)
+        return _open_postgres(target, pool, answer_timeout, idle_timeout)
     if target == ":memory:":
         return _sqlite(":memory:", "sqlite:///:memory:", busy_timeout)
     path = Path(target)
@@ -696,7 +704,9 @@ def _sqlite(path: str | Path, url: str, busy_timeout: float) -> Database:
             raise
 
 
-def _open_postgres(url: str, pool: int = 1, answer_timeout: float = 10.0) -> Database:
+def _open_postgres(
+    url: str, pool: int = 1, answer_timeout: float = 10.0, idle_timeout: float | None = 60.0
+) -> Database:
     try:
         import psycopg  # noqa: F401 - only to say what is missing
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -704,14 +714,16 @@ def _open_postgres(url: str, pool: int = 1, answer_timeout: float = 10.0) -> Dat
         raise StoreError(msg, kind="unavailable", url=safe_url(url)) from exc
 
     outage = Outage(
-        lambda: _bounded_connect(url, outage), answer_timeout=answer_timeout, url=safe_url(url)
+        lambda: _bounded_connect(url, outage, idle_timeout),
+        answer_timeout=answer_timeout,
+        url=safe_url(url),
     )
 
     def connect() -> Any:
         if outage.out:  # the probe on the heartbeat thread connects, not a caller
             raise store_error("unavailable", url)
         with driver_errors(url):
-            return _bounded_connect(url, outage)
+            return _bounded_connect(url, outage, idle_timeout)
 
     try:
         conn = connect()
