@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import gevent
-from locust import FastHttpUser, between, task
+from locust import FastHttpUser, task
 
 PASSWORD = os.environ.get("LOAD_PASSWORD", "load-pass-123")
 LOG_PATH = os.environ.get("LOAD_LOG", "load-log.jsonl")
@@ -49,38 +49,34 @@ def log(entry: dict[str, Any]) -> None:
         out.write(json.dumps(entry) + "\n")
 
 
-class _Paced:
-    """A person's actions started at random times, ``gap`` seconds apart on average (a
-    Poisson process: independent people, who do not fall into step as people at a fixed pace
-    do after a slow moment); an action that ends after the next start was due is followed
-    at once."""
-
-    def __init__(self, gap: float) -> None:
-        self.gap = gap
-
-    def __get__(self, person: Any, owner: Any) -> Any:
-        return lambda: self.wait(person)
-
-    def wait(self, person: Any) -> float:
-        now = time.monotonic()
-        due = getattr(person, "_due", now) + random.expovariate(1 / self.gap)
-        person._due = max(due, now)  # no run of actions at once to catch up a long wait
-        return person._due - now
-
-
-def _wait_time() -> Any:
+def _gap() -> float | None:
+    """Seconds between a person's action starts on average, with ``LOAD_RATE``; else None."""
     rate = float(os.environ.get("LOAD_RATE") or 0)
     if rate <= 0:
-        return between(0.1, 0.5)
-    people = int(os.environ.get("LOAD_USERS") or 1)
-    return _Paced(people * CHATS_PER_ACTION / rate)
+        return None
+    return int(os.environ.get("LOAD_USERS") or 1) * CHATS_PER_ACTION / rate
+
+
+GAP = _gap()
 
 
 class Person(FastHttpUser):
     """One account, one main conversation, its notes (Locust's geventhttpclient user: a
     fraction of the CPU per request of its ``requests`` one, on the cores the server uses)."""
 
-    wait_time = _wait_time()
+    _due = 0.0
+    """When the next action is due to start, with ``GAP`` (monotonic clock)."""
+
+    def wait_time(self) -> float:
+        """0.1-0.5 s after the answer; with ``GAP``, starts at random times, ``GAP`` seconds
+        apart on average (a Poisson process: independent people, who do not fall into step
+        as people at a fixed pace do after a slow moment). An action that ends after the
+        next start was due is followed at once, with no run of actions to catch up."""
+        if GAP is None:
+            return random.uniform(0.1, 0.5)
+        now = time.monotonic()
+        self._due = max((self._due or now) + random.expovariate(1 / GAP), now)
+        return self._due - now
 
     def on_start(self) -> None:
         self.name = f"load-{next(_NUMBERS):03d}"

@@ -705,7 +705,7 @@ def _sqlite(path: str | Path, url: str, busy_timeout: float) -> Database:
 
 
 def _open_postgres(
-    url: str, pool: int = 1, answer_timeout: float = 10.0, idle_timeout: float | None = 60.0
+    url: str, pool: int, answer_timeout: float, idle_timeout: float | None
 ) -> Database:
     try:
         import psycopg  # noqa: F401 - only to say what is missing
