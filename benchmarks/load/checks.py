@@ -68,6 +68,8 @@ class Log:
     dropped: list[tuple[float, str, str]] = field(default_factory=list)
     """Each request that got no answer at all (its connection closed or failed): when, the
     route, the client's error."""
+    measured_from: float | None = None
+    """When every person had signed in, and Locust's figures started afresh (wall clock)."""
 
     @classmethod
     def read(cls, path: Path) -> Log:
@@ -78,6 +80,9 @@ class Log:
             entry: dict[str, Any] = json.loads(line)
             op = entry["op"]
             log.ops[op] += 1
+            if op == "measured":  # the run's, not a person's
+                log.measured_from = float(entry["t"])
+                continue
             pair = (entry["user"], entry.get("key", ""))
             {
                 "save": log.saved,

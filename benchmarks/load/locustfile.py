@@ -34,6 +34,8 @@ from locust import FastHttpUser, task
 PASSWORD = os.environ.get("LOAD_PASSWORD", "load-pass-123")
 LOG_PATH = os.environ.get("LOAD_LOG", "load-log.jsonl")
 _NUMBERS = itertools.count(1)
+_SIGNED_IN = itertools.count(1)
+PEOPLE = int(os.environ.get("LOAD_USERS") or 1)
 _LOG_LOCK = threading.Lock()
 _KEY = re.compile(r"k\.(load-\d+)\.\d+")
 WRITE, READ, DELETE, TABS = 5, 3, 1, 1
@@ -49,12 +51,20 @@ def log(entry: dict[str, Any]) -> None:
         out.write(json.dumps(entry) + "\n")
 
 
+def _measure_from_now(environment: Any) -> None:
+    """Every person has signed in: Locust's figures start afresh from here (the sign-ins of
+    the ramp, all the people at once, are a crowd no steady service sees), and the moment is
+    logged for the run's own counts over the same time."""
+    environment.stats.reset_all()
+    log({"op": "measured", "t": time.time()})
+
+
 def _gap() -> float | None:
     """Seconds between a person's action starts on average, with ``LOAD_RATE``; else None."""
     rate = float(os.environ.get("LOAD_RATE") or 0)
     if rate <= 0:
         return None
-    return int(os.environ.get("LOAD_USERS") or 1) * CHATS_PER_ACTION / rate
+    return PEOPLE * CHATS_PER_ACTION / rate
 
 
 GAP = _gap()
@@ -84,6 +94,8 @@ class Person(FastHttpUser):
         self.cid: str | None = None
         self.saved: list[str] = []
         self._sign_in()
+        if next(_SIGNED_IN) == PEOPLE:
+            _measure_from_now(self.environment)
 
     def _sign_in(self) -> None:
         """Through the form, as a browser does (again whenever a session is gone)."""

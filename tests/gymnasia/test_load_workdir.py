@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks" / "load"))
 
 from checks import Log, check_writes, fresh_workdir  # the load test's own module
@@ -102,3 +104,45 @@ def test_requests_with_no_answer_are_counted_and_the_killed_workers_told_apart(
         "no answer at all (connection closed) 2, of them within 5 s of the worker's kill 1"
     )
     assert check_errors(log, None).detail.endswith("of the worker's kill 0")
+
+
+def test_the_figures_are_over_the_time_after_every_person_signed_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The people reset Locust's figures once the last of them has signed in, and log when:
+    the run's own counts (the refusals taken out of the chat turns) start at that moment too,
+    and a route only the ramp took (the sign-in) leaves no empty row."""
+    from run import _table
+
+    began = 1_000.0
+    lines = [
+        {"op": "refused", "user": "load-001", "status": 409, "t": began - 1.0},
+        {"op": "measured", "t": began},
+        {"op": "refused", "user": "load-002", "status": 409, "t": began + 1.0},
+        {"op": "save", "user": "load-002", "key": "k.load-002.1", "cid": "c1"},
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    log = Log.read(path)
+    assert log.measured_from == began
+    assert log.refused_at == [began - 1.0, began + 1.0]
+    assert log.saved == {("load-002", "k.load-002.1")}
+    stats = tmp_path / "stats_stats.csv"
+    stats.write_text(
+        "Type,Name,Request Count,Failure Count,Requests/s,50%,95%,99%\n"
+        "POST,/signin [post],0,0,0.0,N/A,N/A,N/A\n"
+        "POST,chat: write,101,0,10.1,120,200,300\n"
+        ",Aggregated,101,0,10.1,120,200,300\n"
+    )
+    _table(stats, log, ended=began + 12.0)  # Locust's last request 2 s before the end
+    printed = capsys.readouterr().out
+    assert "/signin" not in printed
+    assert (
+        "over the 10 s from when every person had signed in: chat turns (POST /api/chat "
+        "answered with a turn) 100 (10.0/s; 1 more refused" in printed
+    )
+    assert "p99 of the chat rows: up to 300 ms" in printed
+
+    path.write_text(json.dumps(lines[0]) + "\n")  # someone never got through signing in
+    _table(stats, Log.read(path), ended=began + 10.0)
+    assert "from the start (not every person got through signing in)" in capsys.readouterr().out
