@@ -45,10 +45,17 @@ CHATS_PER_ACTION = (WRITE + READ + DELETE + 2 * TABS) / (WRITE + READ + DELETE +
 has a note to read or delete)."""
 
 
+_LOG: list[Any] = []
+"""The run's log, open for the run's whole life (opened at the first entry)."""
+
+
 def log(entry: dict[str, Any]) -> None:
-    """Append one entry to the run's log."""
-    with _LOG_LOCK, open(LOG_PATH, "a", encoding="utf-8") as out:
-        out.write(json.dumps(entry) + "\n")
+    """Append one entry to the run's log, a whole line at once (line-buffered: each entry
+    is in the file as soon as it is logged, whatever becomes of Locust afterwards)."""
+    with _LOG_LOCK:
+        if not _LOG:
+            _LOG.append(open(LOG_PATH, "a", encoding="utf-8", buffering=1))  # noqa: SIM115
+        _LOG[0].write(json.dumps(entry) + "\n")
 
 
 def _measure_from_now(environment: Any) -> None:
