@@ -37,6 +37,9 @@ from ._otel import session_tracer
 WORKER_OPTIONS: Final = "GYMNASIA_SERVE_OPTIONS"
 """The environment variable that hands ``serve``'s options to its worker processes."""
 
+KEEP_ALIVE: Final = 75
+"""Seconds an idle connection is kept open (uvicorn's own default is 5)."""
+
 # -- the web app -------------------------------------------------------------------------------
 
 
@@ -122,6 +125,9 @@ def serve(
         "ws": "none",
         "lifespan": "on",
         "server_header": False,
+        # an idle connection is kept longer than a proxy's (60 s is the usual default) or a
+        # browser tab's pause: the one that closes first races the other's next request on it
+        "timeout_keep_alive": KEEP_ALIVE,
         # an access log would record ?token=... or a sign-in link's code once
         "access_log": not access_token and not accounts.enabled,
     }
