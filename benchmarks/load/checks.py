@@ -60,16 +60,28 @@ class Log:
     deleted: set[tuple[str, str]] = field(default_factory=set)
     tried_delete: set[tuple[str, str]] = field(default_factory=set)
     ops: Counter[str] = field(default_factory=Counter)
-    refused: Counter[int] = field(default_factory=Counter)
-    busy_at: list[float] = field(default_factory=list)
-    """When each ``409 busy`` came (wall clock)."""
-    refused_at: list[float] = field(default_factory=list)
-    """When each refusal came (wall clock)."""
+    refusals: list[tuple[float, int]] = field(default_factory=list)
+    """Each clean refusal of a turn: when (wall clock), and its status (409 or 503)."""
     dropped: list[tuple[float, str, str]] = field(default_factory=list)
     """Each request that got no answer at all (its connection closed or failed): when, the
     route, the client's error."""
     measured_from: float | None = None
     """When every person had signed in, and Locust's figures started afresh (wall clock)."""
+
+    @property
+    def refused(self) -> Counter[int]:
+        """The refusals by status."""
+        return Counter(status for _, status in self.refusals)
+
+    @property
+    def refused_at(self) -> list[float]:
+        """When each refusal came (wall clock)."""
+        return [t for t, _ in self.refusals]
+
+    @property
+    def busy_at(self) -> list[float]:
+        """When each ``409 busy`` came (wall clock)."""
+        return [t for t, status in self.refusals if status == 409]
 
     @classmethod
     def read(cls, path: Path) -> Log:
@@ -93,11 +105,7 @@ class Log:
             if op == "dropped":
                 log.dropped.append((float(entry["t"]), entry["route"], entry["error"]))
             if op == "refused":
-                log.refused[int(entry["status"])] += 1
-                if "t" in entry:
-                    log.refused_at.append(float(entry["t"]))
-                if int(entry["status"]) == 409 and "t" in entry:
-                    log.busy_at.append(float(entry["t"]))
+                log.refusals.append((float(entry["t"]), int(entry["status"])))
         return log
 
 
@@ -267,9 +275,9 @@ def check_errors(log: Log, killed_at: float | None = None) -> Check:
     killed mid-answer cannot answer, so they are not unclean answers."""
     unclean = log.ops["unclean"]
     refused = ", ".join(f"{n} x {s}" for s, n in sorted(log.refused.items())) or "none"
-    killed = sum(
-        1 for t, _, _ in log.dropped if killed_at is not None and 0 <= t - killed_at <= KILL_WINDOW
-    )
+    killed = 0
+    if killed_at is not None:
+        killed = sum(1 for t, _, _ in log.dropped if 0 <= t - killed_at <= KILL_WINDOW)
     return Check(
         "clean errors (JSON message; 503 with Retry-After)",
         unclean == 0,

@@ -18,6 +18,7 @@ JSON message, a traceback, a 5xx other than 503 with ``Retry-After``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -45,17 +46,18 @@ CHATS_PER_ACTION = (WRITE + READ + DELETE + 2 * TABS) / (WRITE + READ + DELETE +
 has a note to read or delete)."""
 
 
-_LOG: list[Any] = []
-"""The run's log, open for the run's whole life (opened at the first entry)."""
+@functools.cache
+def _log_file() -> Any:
+    """The run's log, opened at the first entry and kept open for the run's whole life
+    (line-buffered: each entry is in the file as soon as it is logged, whatever becomes of
+    Locust afterwards)."""
+    return open(LOG_PATH, "a", encoding="utf-8", buffering=1)
 
 
 def log(entry: dict[str, Any]) -> None:
-    """Append one entry to the run's log, a whole line at once (line-buffered: each entry
-    is in the file as soon as it is logged, whatever becomes of Locust afterwards)."""
+    """Append one entry to the run's log, a whole line at once."""
     with _LOG_LOCK:
-        if not _LOG:
-            _LOG.append(open(LOG_PATH, "a", encoding="utf-8", buffering=1))  # noqa: SIM115
-        _LOG[0].write(json.dumps(entry) + "\n")
+        _log_file().write(json.dumps(entry) + "\n")
 
 
 def _measure_from_now(environment: Any) -> None:
@@ -158,8 +160,8 @@ class Person(FastHttpUser):
                 return None
             if r.status_code in (409, 503):
                 r.success()  # a clean refusal, counted apart in the table
-                refused = {"op": "refused", "user": self.name, "status": r.status_code}
-                log({**refused, "t": time.time()})
+                log({"op": "refused", "user": self.name, "status": r.status_code,
+                     "t": time.time()})  # fmt: skip
                 return None
             events = [json.loads(line) for line in r.text.splitlines() if line.strip()]
             done = [e["turn"] for e in events if e.get("type") == "done"]

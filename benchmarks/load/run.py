@@ -318,13 +318,11 @@ def _table(stats: Path, log: Log, ended: float) -> None:
                 p99 = max(p99, int(float(row["99%"])))
             if row["Name"] == "Aggregated" and float(row["Requests/s"]) > 0:
                 seconds = int(row["Request Count"]) / float(row["Requests/s"])
-    start = ended - seconds if log.measured_from is None else log.measured_from
+    if log.measured_from is None:
+        start, since = ended - seconds, "from the start (not every person got through signing in)"
+    else:
+        start, since = log.measured_from, "from when every person had signed in"
     refused = sum(1 for t in log.refused_at if t >= start)
-    since = (
-        "from when every person had signed in"
-        if log.measured_from is not None
-        else "from the start (not every person got through signing in)"
-    )
     turns = chats - refused
     rate = turns / max(seconds, 1e-9)
     print(
