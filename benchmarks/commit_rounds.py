@@ -6,6 +6,7 @@ share (the test asserts the budget the benchmarks report).
   atomic write (the write and its ledger record in one transaction, in ``round_items``).
 * ``rounds_model(tool, rounds, calls=k)``: asks for ``rounds`` rounds of ``k`` calls of
   ``tool``, each with arguments of its own, then answers ``done``.
+* ``rounds_agent(db, tool, rounds)``: an agent on ``db``'s journal and ledger with that model.
 * ``counting(counts)``: what a ``Database.counts`` (or any ``TransactionCounts``) grew by
   while a block ran.
 """
@@ -17,9 +18,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from surefoot import ModelRequest, ToolContext, ToolSet
+from surefoot import Agent, ModelRequest, ToolContext, ToolSet
 from surefoot.messages import ToolResultsMessage, UserMessage
-from surefoot.sql import Database, TransactionCounts
+from surefoot.sql import Database, SqlJournal, SqlLedger, TransactionCounts
 from surefoot.testing import FunctionModel, call, turn
 
 TABLE = "round_items"
@@ -72,6 +73,18 @@ def rounds_model(tool: str, rounds: int, *, calls: int = 1) -> FunctionModel:
         return turn("done")
 
     return FunctionModel(plan)
+
+
+def rounds_agent(db: Database, tool: str, rounds: int, *, tools: ToolSet | None = None) -> Agent:
+    """An agent on ``db``'s journal and ledger whose turns run ``rounds`` rounds of ``tool``
+    (one of ``round_tools(db)``, unless ``tools`` are given)."""
+    return Agent(
+        model=rounds_model(tool, rounds),
+        tools=round_tools(db) if tools is None else tools,
+        ledger=SqlLedger(db),
+        journal=SqlJournal(db),
+        lang="en",
+    )
 
 
 @contextmanager

@@ -9,6 +9,7 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -46,6 +47,25 @@ def pg_server() -> str:
     reason = _pg_reason()
     _require(reason is None, "PostgreSQL", reason or "")
     return PG_BASE
+
+
+@pytest.fixture(scope="module")
+def pg_cluster() -> Iterator[Any]:
+    """A PostgreSQL cluster of the module's own (``initdb`` in a temporary directory from the
+    binaries installed here, as the load test makes one), so that a test may crash it (fails
+    under CI=true when there are no binaries)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks" / "load"))
+    from cluster import Cluster, bin_dir
+
+    _require(bin_dir() is not None, "PostgreSQL's initdb", "no /usr/lib/postgresql/*/bin")
+    cluster = Cluster()
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 @pytest.fixture

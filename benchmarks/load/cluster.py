@@ -25,16 +25,26 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _bin_dir() -> Path:
-    """Where ``initdb`` and ``pg_ctl`` are (the newest PostgreSQL installed)."""
+def bin_dir() -> Path | None:
+    """Where ``initdb`` and ``pg_ctl`` are (the newest PostgreSQL installed), if anywhere."""
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if found:
         return Path(found[-1]).parent
     initdb = shutil.which("initdb")
-    if initdb is None:
+    return None if initdb is None else Path(initdb).parent
+
+
+def _bin_dir() -> Path:
+    found = bin_dir()
+    if found is None:
         msg = "no initdb on this machine: pass --db-url postgresql://... instead"
         raise SystemExit(msg)
-    return Path(initdb).parent
+    return found
+
+
+_FLUSHERS = ("walwriter", "background writer", "checkpointer")
+"""The server's processes that write the log (or pages, and the log before them) in the
+background."""
 
 
 class Cluster:
@@ -76,6 +86,24 @@ class Cluster:
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
         self.start()
         return time.monotonic() - began
+
+    def crash(self) -> None:
+        """Die as at a power cut, as far as the processes go: the writers that flush the log
+        in the background are frozen first, so that what no commit waited for is still only
+        in the server's memory; then every process is killed. ``start`` recovers from the log
+        on disk."""
+        for process in self.processes():
+            with suppress(psutil.Error):
+                title = " ".join(process.cmdline())
+                if any(
+                    name in title for name in ("walwriter", "background writer", "checkpointer")
+                ):
+                    process.send_signal(signal.SIGSTOP)
+        processes = self.processes()
+        for process in processes:
+            with suppress(psutil.Error):
+                process.send_signal(signal.SIGKILL)
+        psutil.wait_procs(processes, timeout=30)
 
     def stop(self) -> None:
         """Stop the server (continued first, if a fault left it stopped with SIGSTOP) and

@@ -578,3 +578,28 @@ def test_events_waiting_together_are_written_together() -> None:
     assert [chunk.count(b"\n") for chunk in written] == [3, 1]
     lines = b"".join(written).decode().splitlines()
     assert [json.loads(line)["type"] for line in lines] == ["start", "text", "call", "done"]
+
+
+@pytest.mark.parametrize(
+    ("message", "waits"),
+    [("¿Cuánto pesaba el 2020-01-01?", 2), ("Hoy peso 75 kg", 4), ("hola", 2)],
+)
+def test_a_chat_turn_on_postgresql_waits_for_the_disk_only_where_it_must(
+    pg_url: str, message: str, waits: int
+) -> None:
+    """On PostgreSQL a chat turn's journal commits (the person's message, the model's answers)
+    do not wait for the disk. What waits: the hold taken, a write's claim and the write
+    itself, and the hold given back, which covers the journal's commits before the person
+    is told the turn is done; the turn's own wait at its end is not paid a second time."""
+    import dataclasses
+
+    seed(pg_url)
+    app = create_app(db=pg_url, lang="es")
+    with TestClient(app, base_url=BASE) as client:
+        cid = done(chat(client, "hola"))["conversation_id"]  # the journal's copy is warm
+        counts = app.state.coach.db.counts
+        before = dataclasses.replace(counts)
+        turn = done(chat(client, message, cid))
+    deferred = counts.deferred - before.deferred
+    assert counts.commits - before.commits - deferred == waits, turn
+    assert deferred >= 2  # the person's message and the model's last answer at least

@@ -22,7 +22,7 @@ from surefoot.testing import FunctionModel, call, turn
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
 
-from commit_rounds import TABLE, counting, round_tools, rounds_model
+from commit_rounds import TABLE, counting, round_tools, rounds_agent
 
 TURN_OVERHEAD = 4
 """Commits of a turn besides its rounds: the hold taken, the person's message, the final
@@ -38,15 +38,7 @@ def db(db_url: str) -> Iterator[Database]:
     database.close()
 
 
-def _agent(db: Database, tool: str, rounds: int) -> Agent:
-    """An agent on ``db`` whose turns run ``rounds`` rounds of ``tool``."""
-    return Agent(
-        model=rounds_model(tool, rounds),
-        tools=round_tools(db),
-        ledger=SqlLedger(db),
-        journal=SqlJournal(db),
-        lang="en",
-    )
+_agent = rounds_agent
 
 
 def _commits(db: Database, tool: str, rounds: int, conversation: str) -> int:
@@ -154,13 +146,7 @@ def test_a_crash_before_the_merged_commit_never_runs_the_write_again(db: Databas
     transcript = SqlJournal(db).load("c_crash")
     assert [type(m).__name__ for m in transcript] == ["UserMessage", "AssistantMessage"]
     db.query("UPDATE sf_conversations SET lease_until = 0")  # the dead process's hold lapsed
-    resumed = Agent(
-        model=rounds_model("write_atomic", 1),
-        tools=round_tools(db),
-        ledger=SqlLedger(db),
-        journal=SqlJournal(db),
-        lang="en",
-    )
+    resumed = rounds_agent(db, "write_atomic", 1)
     result = asyncio.run(resumed.resume("c_crash"))
     assert result.stop_reason == "completed"
     (record,) = result.calls
@@ -208,3 +194,24 @@ def test_the_round_trips_of_a_warm_write_turn(db: Database, tool: str) -> None:
         ("sqlite", "write_atomic"): 27,
     }[db.dialect, tool]
     assert trips == budget, made
+
+
+@pytest.mark.parametrize(("tool", "waits"), [("read_item", 1), ("write_item", 3)])
+def test_a_turn_waits_for_the_disk_only_where_something_depends_on_it(
+    db: Database, tool: str, waits: int
+) -> None:
+    """On PostgreSQL a turn's journal commits do not each wait for the disk
+    (``deferred_flush``): the hold taken, the person's message, the model's answers go
+    without waiting; the claim before a write runs, the write's settlement and the hold
+    given back wait, and the last of them covers everything before it. A read turn waits
+    once, a write turn three times, where each of its commits used to wait. On SQLite
+    every commit waits, as before."""
+    agent = _agent(db, tool, 1)
+    asyncio.run(agent.run_turn("warm up", conversation_id="c_waits"))
+    with counting(db.counts) as made:
+        asyncio.run(agent.run_turn("again", conversation_id="c_waits"))
+    waited = made.commits - made.deferred
+    if db.dialect == "sqlite":
+        assert made.deferred == 0
+        return
+    assert (made.deferred, waited) == (4, waits), made

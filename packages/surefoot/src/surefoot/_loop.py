@@ -15,8 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from ._diagnostics import Diagnostic, DiagnosticsSink, Redactor
@@ -56,7 +56,7 @@ from ._runner import (
     user_turns,
     waiting_call,
 )
-from ._sql import SqlJournal, SqlLedger
+from ._sql import SqlJournal, SqlLedger, deferred_flush
 from ._state import TurnState
 from ._sync import run_sync
 from ._texts import Lang, coerce_lang
@@ -552,16 +552,20 @@ def _ref_of(model: Model, kept: ModelRef | None) -> ModelRef:
     return ModelRef(provider, name, url)
 
 
+@contextmanager
 def _holding(
     journal: Journal, conversation_id: str, lease: Lease | None, seconds: float
-) -> AbstractContextManager[Lease]:
-    """A new hold on the conversation, or ``lease``, a hold already taken (it stays held)."""
-    if lease is None:
-        return _Hold(journal, conversation_id, seconds)
-    if lease.conversation_id != conversation_id:
+) -> Iterator[Lease]:
+    """A new hold on the conversation, or ``lease``, a hold already taken (it stays held).
+    The journal's commits under it need not wait for the disk (``deferred_flush``): the
+    claim before a write, the write, and the hold given back wait, and so does the end of
+    this block, so a turn has its journal on disk before its caller sees how it ended."""
+    if lease is not None and lease.conversation_id != conversation_id:
         msg = "the lease is for another conversation"
         raise ConfigurationError(msg)
-    return nullcontext(lease)
+    hold = _Hold(journal, conversation_id, seconds) if lease is None else nullcontext(lease)
+    with deferred_flush(), hold as held:
+        yield held
 
 
 class _Hold:

@@ -21,6 +21,7 @@ text, which stays reachable only as ``__cause__``.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import math
 import os
@@ -29,7 +30,8 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -220,6 +222,85 @@ class TransactionCounts:
     reads: int = 0
     """Statements run on their own (``Database.execute``) that only read, or that changed no
     row: no commit to pay for."""
+    deferred: int = 0
+    """Of the ``commits``, those that did not wait for the disk (``deferred_flush``)."""
+
+
+# -- commits that need not wait for the disk ---------------------------------------------------
+
+DEFERRED_COMMIT: Final = "(SELECT set_config('synchronous_commit', 'off', true)) AS deferred"
+"""A ``FROM`` item that lets the statement's own transaction commit without waiting for
+PostgreSQL to flush its log (``synchronous_commit`` off for that transaction only)."""
+
+
+class _Deferral:
+    """A ``deferred_flush`` scope: for each database with a commit of the scope that did not
+    wait for the disk and that no commit that waited has covered since, a write that waits
+    (what the scope's end runs)."""
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        self.pending: dict[Database, Callable[[], object]] = {}
+
+
+_DEFERRAL: ContextVar[_Deferral | None] = ContextVar("surefoot_deferral", default=None)
+
+
+@contextmanager
+def deferred_flush() -> Iterator[None]:
+    """A scope whose journal commits need not wait for the disk, each on its own.
+
+    On PostgreSQL, inside it, the journal's usual append and its taking of a free hold commit
+    with ``synchronous_commit`` off: they are visible to everyone at once, and on disk a few
+    hundred milliseconds later, or as soon as any later commit waits for the disk.
+    PostgreSQL's log is one sequence, written in order, so a commit that waits makes every
+    commit before it durable too. Every other commit still waits: a ledger claim (made before
+    a write runs), the tools' own transactions, the settlement, a hold given back. And the
+    scope does not end before its commits are durable: if none has waited since the last
+    deferred one, its end runs one write that waits.
+
+    What a server crash can lose is therefore only the tail of a turn since its last commit
+    that waited: a hold taken, a person's message, the model's answers. A worker killed at
+    that point would leave the conversation in the same state, and resuming handles it. A
+    scope inside another joins it (the outer one's end waits). SQLite, and calls outside any
+    scope, wait for every commit as before."""
+    if _DEFERRAL.get() is not None:
+        yield
+        return
+    scope = _Deferral()
+    token = _DEFERRAL.set(scope)
+    try:
+        yield
+    except BaseException:
+        # what the body raised is what the caller sees; the flush is tried all the same
+        with suppress(StoreError):
+            _flush(scope)
+        raise
+    else:
+        _flush(scope)
+    finally:
+        _DEFERRAL.reset(token)
+
+
+def _noted(db: Database, deferred: Callable[[], object] | None) -> bool:
+    """A commit of ``db`` that wrote, noted in the ``deferred_flush`` scope, if any: one that
+    did not wait is owed its flush (``deferred``, a write that waits); one that waited has
+    flushed every commit before it. Whether it did not wait."""
+    scope = _DEFERRAL.get()
+    if scope is None:
+        return False
+    if deferred is None:
+        scope.pending.pop(db, None)
+        return False
+    scope.pending[db] = deferred
+    return True
+
+
+def _flush(scope: _Deferral) -> None:
+    while scope.pending:
+        _, flush = scope.pending.popitem()
+        flush()
 
 
 class Tx:
@@ -231,6 +312,9 @@ class Tx:
         self.rowcount = 0
         self.wrote = False
         """Whether a statement that writes ran in it."""
+        self.changed = False
+        """Whether such a statement changed a row (then its commit waits for the disk, on
+        PostgreSQL: one that changed none has nothing to flush)."""
         self.statements = 0
         self.committed = False
         """Whether it committed: set when its ``COMMIT`` returned (never on a savepoint,
@@ -260,6 +344,7 @@ class Tx:
         with driver_errors(self._db.url):
             self._cursor.execute(statement, tuple(params))
             self.rowcount = self._cursor.rowcount
+            self.changed = self.changed or (writes and self.rowcount > 0)
             if self._cursor.description is None:
                 return []
             return [tuple(row) for row in self._cursor.fetchall()]
@@ -334,10 +419,19 @@ class Database:
 
     def _committed(self, tx: Tx) -> None:
         tx.committed = not tx.nested
+        if tx.changed and tx.committed:
+            _noted(self, None)
         with self._count_lock:
             self.counts.transactions += 1
             self.counts.commits += tx.wrote
             self.counts.round_trips += tx.statements + 2
+
+    def deferring(self) -> bool:
+        """Whether a statement run on its own now may commit without waiting for the disk:
+        on PostgreSQL, inside a ``deferred_flush`` scope, outside any transaction of this
+        thread. Such a statement carries ``DEFERRED_COMMIT`` and is run with
+        ``execute(..., deferred=...)``."""
+        return self.dialect == "postgresql" and _DEFERRAL.get() is not None and self.depth() == 0
 
     @contextmanager
     def transaction(self) -> Iterator[Tx]:
@@ -495,7 +589,13 @@ class Database:
         """Run one statement on its own and return its rows (``execute``)."""
         return self.execute(sql, params)[0]
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[tuple[Any, ...]], int]:
+    def execute(
+        self,
+        sql: str,
+        params: Sequence[Any] = (),
+        *,
+        deferred: Callable[[], object] | None = None,
+    ) -> tuple[list[tuple[Any, ...]], int]:
         """Run one statement on its own and return its rows and its row count.
 
         The statement is its own transaction, with no ``BEGIN`` and ``COMMIT`` around it: one
@@ -504,7 +604,11 @@ class Database:
         durable when this returns. Inside a transaction this thread has open, it runs in
         that transaction instead. Counted in ``counts``: a round trip; on its own, a write
         as a transaction and a commit, a read (or a write that changed no row) in
-        ``reads``."""
+        ``reads``.
+
+        ``deferred``: the statement carries ``DEFERRED_COMMIT`` (``deferring()`` said it may),
+        so its commit does not wait for the disk; this is a write that waits, which the
+        ``deferred_flush`` scope's end runs unless a commit that waits comes first."""
         statement, writes = self.statement(sql)
         inside = self.depth() > 0
         if not inside:
@@ -515,7 +619,7 @@ class Database:
                 return self._alone(mine, statement, params, writes, inside=True)
             conn = self._checkout()
             try:
-                return self._alone(conn, statement, params, writes, inside=False)
+                return self._alone(conn, statement, params, writes, deferred=deferred)
             finally:
                 self._checkin(conn)
         with self._lock:
@@ -523,13 +627,22 @@ class Database:
                 with driver_errors(self.url):
                     if self._conn.broken:
                         self._conn = self._reconnect()
-            return self._alone(self._conn, statement, params, writes, inside=inside)
+            return self._alone(
+                self._conn, statement, params, writes, inside=inside, deferred=deferred
+            )
 
     def _alone(
-        self, conn: Any, statement: str, params: Sequence[Any], writes: bool, *, inside: bool
+        self,
+        conn: Any,
+        statement: str,
+        params: Sequence[Any],
+        writes: bool,
+        *,
+        inside: bool = False,
+        deferred: Callable[[], object] | None = None,
     ) -> tuple[list[tuple[Any, ...]], int]:
         """Run ``statement`` on ``conn`` as it is; ``inside`` an open transaction, a write
-        is that transaction's to commit (and to count)."""
+        is that transaction's to commit (and to count). ``deferred``: as in ``execute``."""
         with driver_errors(self.url):
             cursor = conn.cursor()
             try:
@@ -545,6 +658,7 @@ class Database:
             if writes and rowcount != 0:  # one that changed nothing has nothing to flush
                 self.counts.transactions += 1
                 self.counts.commits += 1
+                self.counts.deferred += _noted(self, deferred)
             else:
                 self.counts.reads += 1
         return rows, rowcount
@@ -563,36 +677,8 @@ class Database:
             return
         patient = self._outage.patient() if self._outage is not None else nullcontext()
         with patient, driver_errors(self.url):
-            self._migrate(namespace, migrations)
+            _apply(self, namespace, migrations)
         self._migrated[namespace] = len(migrations)
-
-    def _migrate(self, namespace: str, migrations: Sequence[str]) -> None:
-        with self.transaction() as tx:
-            if self.dialect == "postgresql":
-                # as long as it takes (the connection's own limits are for calls that wait)
-                tx.execute("SET LOCAL statement_timeout = 0")
-                tx.execute("SET LOCAL lock_timeout = 0")
-                # One migrator at a time across processes and hosts; released at commit.
-                tx.execute("SELECT pg_advisory_xact_lock(7300418206)")
-            tx.execute(
-                "CREATE TABLE IF NOT EXISTS sf_migrations ("
-                "namespace TEXT NOT NULL, version INTEGER NOT NULL, "
-                "PRIMARY KEY (namespace, version))"
-            )
-            rows = tx.execute(
-                "SELECT COALESCE(MAX(version), 0) FROM sf_migrations WHERE namespace = ?",
-                (namespace,),
-            )
-            current = int(rows[0][0])
-            for version, script in enumerate(migrations, start=1):
-                if version <= current:
-                    continue
-                for statement in filter(None, (s.strip() for s in script.split(";"))):
-                    tx.execute(statement)
-                tx.execute(
-                    "INSERT INTO sf_migrations (namespace, version) VALUES (?, ?)",
-                    (namespace, version),
-                )
 
     def close(self) -> None:
         """Close the connection (with ``pool``, every one: those in a transaction when it
@@ -608,6 +694,36 @@ class Database:
                 self._free.notify_all()
             for conn in others:
                 conn.close()
+
+
+def _apply(db: Database, namespace: str, migrations: Sequence[str]) -> None:
+    """Apply, in one transaction, the ``migrations`` of ``namespace`` not yet applied."""
+    with db.transaction() as tx:
+        if db.dialect == "postgresql":
+            # as long as it takes (the connection's own limits are for calls that wait)
+            tx.execute("SET LOCAL statement_timeout = 0")
+            tx.execute("SET LOCAL lock_timeout = 0")
+            # One migrator at a time across processes and hosts; released at commit.
+            tx.execute("SELECT pg_advisory_xact_lock(7300418206)")
+        tx.execute(
+            "CREATE TABLE IF NOT EXISTS sf_migrations ("
+            "namespace TEXT NOT NULL, version INTEGER NOT NULL, "
+            "PRIMARY KEY (namespace, version))"
+        )
+        rows = tx.execute(
+            "SELECT COALESCE(MAX(version), 0) FROM sf_migrations WHERE namespace = ?",
+            (namespace,),
+        )
+        current = int(rows[0][0])
+        for version, script in enumerate(migrations, start=1):
+            if version <= current:
+                continue
+            for statement in filter(None, (s.strip() for s in script.split(";"))):
+                tx.execute(statement)
+            tx.execute(
+                "INSERT INTO sf_migrations (namespace, version) VALUES (?, ?)",
+                (namespace, version),
+            )
 
 
 def _applied(db: Database, namespace: str) -> int:
@@ -1194,6 +1310,14 @@ def _stored_message(message: Message) -> str:
     return stored
 
 
+_TAKE_FREE: Final = (
+    "UPDATE sf_conversations SET owner = ?, lease_until = {now} + ?, fence = fence + 1 "
+    "WHERE user_id = ? AND id = ? AND owner IS NULL RETURNING fence, created_at"
+)
+"""A hold on a conversation that exists and that nobody holds, in one statement."""
+_TAKE_FREE_DEFERRED: Final = _TAKE_FREE.replace(" WHERE ", f" FROM {DEFERRED_COMMIT} WHERE ", 1)
+
+
 class SqlJournal:
     """The journal in a ``Database`` for one user: messages, the one-writer lease, the model
     each turn runs on, and approvals. Every query is scoped to ``user``.
@@ -1330,14 +1454,17 @@ class SqlJournal:
         conversation's row lock just as the transaction's ``UPDATE`` does."""
         check, params = self._fence_check(conversation_id, lease, model)
         values = ", ".join(["(?, ?)"] * len(payloads))
+        deferring = self.db.deferring()
         sql = (
             f"WITH held AS ({check} RETURNING user_id, id) "
             "INSERT INTO sf_messages (user_id, conversation_id, seq, payload, created_at) "
             "SELECT held.user_id, held.id, added.seq, added.payload, {now} "
             f"FROM held, (VALUES {values}) AS added (seq, payload)"
+            f"{', ' + DEFERRED_COMMIT if deferring else ''}"
         )
         numbered = [v for pair in enumerate(payloads, start=last + 1) for v in pair]
-        _, inserted = self.db.execute(sql, (*params, *numbered))
+        flush = self._flusher(conversation_id) if deferring else None
+        _, inserted = self.db.execute(sql, (*params, *numbered), deferred=flush)
         if inserted != len(payloads):
             raise ConversationBusyError(conversation_id)
 
@@ -1376,11 +1503,11 @@ class SqlJournal:
             # the usual case, a conversation that exists and that nobody holds, in one
             # statement (SQLite before 3.35 has no RETURNING; a statement there costs no
             # round trip)
+            deferring = self.db.deferring()
             rows, _ = self.db.execute(
-                "UPDATE sf_conversations SET owner = ?, lease_until = {now} + ?, "
-                "fence = fence + 1 WHERE user_id = ? AND id = ? AND owner IS NULL "
-                "RETURNING fence, created_at",
+                _TAKE_FREE_DEFERRED if deferring else _TAKE_FREE,
                 (owner, seconds, self.user, conversation_id),
+                deferred=self._flusher(conversation_id) if deferring else None,
             )
             if rows:
                 fence = int(rows[0][0])
@@ -1410,6 +1537,16 @@ class SqlJournal:
                 return None
         self._copies.acquired(conversation_id, int(fence), float(created))
         return Lease(conversation_id, owner, int(fence) + 1, orphaned=orphaned)
+
+    def _flusher(self, conversation_id: str) -> Callable[[], object]:
+        """A write that waits for the disk, for a ``deferred_flush`` scope's end: the
+        conversation's row written again as it is (a row of ours, so nobody else's is
+        locked)."""
+        return functools.partial(
+            self.db.execute,
+            "UPDATE sf_conversations SET updated_at = updated_at WHERE user_id = ? AND id = ?",
+            (self.user, conversation_id),
+        )
 
     def renew(self, lease: Lease, *, seconds: float) -> bool:
         _, changed = self.db.execute(

@@ -5,7 +5,9 @@ database can land its effect and the ledger's ``committed`` in one transaction (
 Every driver error (connect, migrate, begin, execute, commit, rollback) leaves as
 ``StoreError`` with a typed ``kind`` from one place (``driver_errors``); ``safe_url`` is an
 address fit to show, without its password. ``erase_user`` deletes all of one user's rows
-in a transaction and ``reclaim`` then leaves no copy of them in a SQLite file."""
+in a transaction and ``reclaim`` then leaves no copy of them in a SQLite file.
+``deferred_flush`` is the scope in which the journal's commits on PostgreSQL need not each
+wait for the disk (a turn runs in one)."""
 
 from ._sql import (
     Database,
@@ -14,6 +16,7 @@ from ._sql import (
     SqlLedger,
     TransactionCounts,
     Tx,
+    deferred_flush,
     driver_errors,
     erase_user,
     open_database,
@@ -29,6 +32,7 @@ __all__ = [
     "SqlLedger",
     "TransactionCounts",
     "Tx",
+    "deferred_flush",
     "driver_errors",
     "erase_user",
     "open_database",

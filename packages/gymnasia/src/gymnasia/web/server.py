@@ -87,6 +87,7 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
+from surefoot.sql import deferred_flush
 from surefoot.tracing import Tracer
 
 from .. import render
@@ -464,15 +465,45 @@ class _Web:
                 item["check"] = link
             queue.put_nowait(item)
 
+        ending: Event | None = None
         try:
-            queue.put_nowait({"type": "start", "conversation_id": conversation_id})
+            # the turn's journal commits need not wait for the disk: giving the hold back
+            # waits, and so does this scope's end, before the person is told how it ended
+            with deferred_flush():
+                try:
+                    queue.put_nowait({"type": "start", "conversation_id": conversation_id})
+                    ending = await self._ending(conversation_id, run, lease, on_event, lang)
+                finally:
+                    try:
+                        held.close()
+                    # a release the database was away or locked for is retried in the
+                    # background (surefoot's hold); one it refused otherwise lapses with the
+                    # lease
+                    except StoreError:
+                        logger.warning("could not release %s: %s", conversation_id, self._trace())
+        except StoreError:  # the scope's last wait: the turn's outcome is still what it was
+            logger.warning("turn of %s not flushed: %s", conversation_id, self._trace())
+        finally:
+            if ending is not None:
+                queue.put_nowait(ending)
+            queue.put_nowait(None)
+
+    async def _ending(
+        self,
+        conversation_id: str,
+        run: RunTurn,
+        lease: Lease,
+        on_event: Callable[[TurnEvent], Awaitable[None]],
+        lang: Lang,
+    ) -> Event:
+        """Run the turn: its last event, ``done`` or ``error`` (with a safe message)."""
+        try:
             result = await run(on_event, lease)
             turn = render.turn_json(
                 result, provider=self.coach.provider, model=self.coach.model_name
             )
             if result.pending_confirmation is not None:
                 turn["pending_confirmation"] = self.pending(conversation_id, lang)
-            queue.put_nowait({"type": "done", "turn": turn})
         except ConversationBusyError as exc:  # its hold was lost mid-turn: say what it did
             done = self.coach.agent_for(lang).replies.what_was_done(exc.calls)
             message = ui(lang, "busy")
@@ -480,21 +511,14 @@ class _Web:
                 message = "\n".join(
                     [t(lang, "busy_interrupted", conversation=conversation_id), *done]
                 )
-            queue.put_nowait({"type": "error", "error": "busy", "message": message, "done": done})
+            return {"type": "error", "error": "busy", "message": message, "done": done}
         except StoreError as exc:
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
-            queue.put_nowait({"type": "error", **self.store_failure(exc, lang)})
+            return {"type": "error", **self.store_failure(exc, lang)}
         except Exception:  # noqa: BLE001 - any failure ends the stream with a safe message
             logger.error("turn failed in %s: %s", conversation_id, self._trace())
-            queue.put_nowait({"type": "error", "message": ui(lang, "server_error")})
-        finally:
-            try:
-                held.close()
-            # a release the database was away or locked for is retried in the background
-            # (surefoot's hold); one it refused otherwise lapses with the lease
-            except StoreError:
-                logger.warning("could not release %s: %s", conversation_id, self._trace())
-            queue.put_nowait(None)
+            return {"type": "error", "message": ui(lang, "server_error")}
+        return {"type": "done", "turn": turn}
 
     def _trace(self) -> str:
         return self.redact(traceback.format_exc())
