@@ -13,7 +13,10 @@ cluster unless ``--db-url``, the fake model at a fixed latency, accounts) and on
   conversation whole, the pages' requests (``GET /api/conversations[/{id}]``).
 
 For each phase it prints the turns, the wall time, the worker's CPU per request, the CPU of
-PostgreSQL's processes per request (own cluster only), and the latency percentiles. With
+PostgreSQL's processes per request (own cluster only), the times PostgreSQL flushed its log
+to the disk per request (``pg_stat_wal``'s ``wal_sync``: the commits that waited, a flush
+shared by commits waiting at once counted once, and the log writer's own flushes; the whole
+server's with ``--db-url``), and the latency percentiles. With
 ``--py-spy DIR`` each phase is also sampled by py-spy (``pip install py-spy``) into
 ``DIR/<phase>.txt``, the functions that took the worker's CPU, heaviest first.
 
@@ -164,15 +167,25 @@ class Phases:
         server: psutil.Process,
         postgres: Processes,
         spy: Path | None,
+        url: str,
     ) -> None:
-        self.server, self.postgres, self.spy = server, postgres, spy
-        self.rows: list[tuple[str, int, float, float, float, list[float]]] = []
+        self.server, self.postgres, self.spy, self.url = server, postgres, spy, url
+        self.rows: list[tuple[str, int, float, float, float, int, list[float]]] = []
+
+    def _flushes(self) -> int:
+        """The times the server has flushed its log to the disk so far."""
+        import psycopg
+
+        with psycopg.connect(self.url, connect_timeout=10) as conn:
+            row = conn.execute("SELECT wal_sync FROM pg_stat_wal").fetchone()
+        return int(row[0]) if row else 0
 
     def run(self, name: str, jobs: list[Callable[[], float]], concurrency: int) -> None:
         sampler = self._sample(name)
         # a backend that ends within the phase takes its CPU time with it: counted as it
         # stands at the start, the phase's backends are those of the one connection
         pg_before = cpu_by_pid(self.postgres())
+        flushed = self._flushes()
         server_before = sum(cpu_by_pid([self.server]).values())
         began = time.perf_counter()
         with ThreadPoolExecutor(concurrency) as pool:
@@ -181,11 +194,12 @@ class Phases:
         server = sum(cpu_by_pid([self.server]).values()) - server_before
         pg_now = cpu_by_pid(self.postgres())
         pg = sum(cpu - pg_before.get(pid, 0.0) for pid, cpu in pg_now.items())
+        flushed = self._flushes() - flushed
         if sampler is not None:
             sampler.send_signal(signal.SIGINT)
             sampler.wait(timeout=60)
             _summarise(self.spy / f"{name}.raw", self.spy / f"{name}.txt")
-        self.rows.append((name, len(jobs), wall, server, pg, took))
+        self.rows.append((name, len(jobs), wall, server, pg, flushed, took))
 
     def _sample(self, name: str) -> subprocess.Popen[bytes] | None:
         if self.spy is None:
@@ -203,14 +217,15 @@ class Phases:
     def print(self) -> None:
         print(
             f"{'phase':12} {'requests':>8} {'wall s':>7} {'req/s':>6} {'worker CPU ms/req':>18} "
-            f"{'PG CPU ms/req':>14} {'p50 ms':>7} {'p99 ms':>7}"
+            f"{'PG CPU ms/req':>14} {'flushes/req':>12} {'p50 ms':>7} {'p99 ms':>7}"
         )
-        for name, count, wall, server, pg, took in self.rows:
+        for name, count, wall, server, pg, flushed, took in self.rows:
             ordered = sorted(took)
             p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
             print(
                 f"{name:12} {count:>8} {wall:>7.1f} {count / wall:>6.1f} "
                 f"{1000 * server / count:>18.1f} {1000 * pg / count:>14.1f} "
+                f"{flushed / count:>12.2f} "
                 f"{1000 * statistics.median(took):>7.0f} {1000 * p99:>7.0f}"
             )
 
@@ -257,7 +272,7 @@ def main() -> None:
         )
         base = f"http://127.0.0.1:{port}"
         people = [Person(base, f"load-{n:03d}") for n in range(1, options.accounts + 1)]
-        phases = Phases(server, _postgres(cluster), options.py_spy)
+        phases = Phases(server, _postgres(cluster), options.py_spy, url)
         phases.run("sign in", [p.sign_in for p in people], 1)
         phases.run("first turn", [p.write for p in people], 1)
         later = [p.write for _ in range(options.turns) for p in people]
