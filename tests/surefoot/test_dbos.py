@@ -195,3 +195,25 @@ def test_a_workflow_whose_turn_was_finished_elsewhere_touches_no_later_turn(
     assert late.reply == "deleted a"
     assert app.runs["delete_note"] == 1
     assert agent.pending_confirmation("c1") is not None
+
+
+def test_a_step_waits_for_the_disk_inside_a_deferred_scope(database: Database) -> None:
+    """A durable turn run inside a ``deferred_flush`` scope (as the web app runs its turns):
+    each step's journal commits still wait for the disk, since DBOS records the step's end
+    in a transaction of its own that need not cover them."""
+    from surefoot.sql import deferred_flush
+
+    app = NotesApp(database, user="deferred")
+    script = [turn(call("save_note", {"key": "a", "value": "2"})), turn("saved")]
+    durable = _durable(database, app.tools(), script)
+
+    async def in_scope() -> None:
+        with deferred_flush():
+            result = await durable.run_turn("save a", conversation_id="c_deferred")
+        assert result.stop_reason == "completed"
+
+    counts = database.counts
+    commits, deferred = counts.commits, counts.deferred
+    asyncio.run(in_scope())
+    assert counts.commits - commits >= 5
+    assert counts.deferred == deferred

@@ -39,6 +39,7 @@ from ._messages import Message, ToolResult, UserMessage
 from ._records import Usage
 from ._result import TurnResult
 from ._runner import Turn, finished, turn_history, unanswered, user_turns
+from ._sql import every_commit_waits
 
 if TYPE_CHECKING:
     from ._loop import Agent
@@ -198,14 +199,15 @@ class DurableTurn:
         user_turn: int,
     ) -> Progress:
         async def body() -> Progress:
-            lease = await self._lease(conversation_id)
-            turn = self._load(conversation_id, lease, user_turn)
-            if kind != "begin" and user_turns(turn.messages) > user_turn + 1:
-                return self._moved_on(turn, user_turn)
-            try:
-                return await work(turn)
-            except ReadRetry as exc:
-                raise RetryableStepError(kind) from exc.__cause__
+            with every_commit_waits():  # the engine's record of the step covers none of them
+                lease = await self._lease(conversation_id)
+                turn = self._load(conversation_id, lease, user_turn)
+                if kind != "begin" and user_turns(turn.messages) > user_turn + 1:
+                    return self._moved_on(turn, user_turn)
+                try:
+                    return await work(turn)
+                except ReadRetry as exc:
+                    raise RetryableStepError(kind) from exc.__cause__
 
         progress = await self.engine.step(kind, body)
         self.requests += progress.requests

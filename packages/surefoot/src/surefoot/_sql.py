@@ -283,6 +283,18 @@ def deferred_flush() -> Iterator[None]:
         _DEFERRAL.reset(token)
 
 
+@contextmanager
+def every_commit_waits() -> Iterator[None]:
+    """A block whose commits each wait for the disk again, even inside a ``deferred_flush``
+    scope. A durable engine's step runs in one: the engine records the step's end in a
+    transaction of its own, perhaps on another server, which covers nothing of ours."""
+    token = _DEFERRAL.set(None)
+    try:
+        yield
+    finally:
+        _DEFERRAL.reset(token)
+
+
 def _noted(db: Database, deferred: Callable[[], object] | None) -> bool:
     """A commit of ``db`` that wrote, noted in the ``deferred_flush`` scope, if any: one that
     did not wait is owed its flush (``deferred``, a write that waits); one that waited has

@@ -7,7 +7,8 @@ Every driver error (connect, migrate, begin, execute, commit, rollback) leaves a
 address fit to show, without its password. ``erase_user`` deletes all of one user's rows
 in a transaction and ``reclaim`` then leaves no copy of them in a SQLite file.
 ``deferred_flush`` is the scope in which the journal's commits on PostgreSQL need not each
-wait for the disk (a turn runs in one)."""
+wait for the disk (a turn runs in one), and ``every_commit_waits`` a block inside it whose
+commits wait again (a durable engine's step)."""
 
 from ._sql import (
     Database,
@@ -19,6 +20,7 @@ from ._sql import (
     deferred_flush,
     driver_errors,
     erase_user,
+    every_commit_waits,
     open_database,
     reclaim,
     safe_url,
@@ -35,6 +37,7 @@ __all__ = [
     "deferred_flush",
     "driver_errors",
     "erase_user",
+    "every_commit_waits",
     "open_database",
     "reclaim",
     "safe_url",
