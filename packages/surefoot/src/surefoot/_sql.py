@@ -233,7 +233,7 @@ DEFERRED_COMMIT: Final = "(SELECT set_config('synchronous_commit', 'off', true))
 PostgreSQL to flush its log (``synchronous_commit`` off for that transaction only)."""
 
 
-class _Deferral:
+class Deferral:
     """A ``deferred_flush`` scope: for each database with a commit of the scope that did not
     wait for the disk and that no commit that waited has covered since, a write that waits
     (what the scope's end runs)."""
@@ -244,11 +244,11 @@ class _Deferral:
         self.pending: dict[Database, Callable[[], object]] = {}
 
 
-_DEFERRAL: ContextVar[_Deferral | None] = ContextVar("surefoot_deferral", default=None)
+_DEFERRAL: ContextVar[Deferral | None] = ContextVar("surefoot_deferral", default=None)
 
 
 @contextmanager
-def deferred_flush() -> Iterator[None]:
+def deferred_flush(scope: Deferral | None = None, *, flush: bool = True) -> Iterator[Deferral]:
     """A scope whose journal commits need not wait for the disk, each on its own.
 
     On PostgreSQL, inside it, the journal's usual append and its taking of a free hold commit
@@ -264,21 +264,28 @@ def deferred_flush() -> Iterator[None]:
     that waited: a hold taken, a person's message, the model's answers. A worker killed at
     that point would leave the conversation in the same state, and resuming handles it. A
     scope inside another joins it (the outer one's end waits). SQLite, and calls outside any
-    scope, wait for every commit as before."""
-    if _DEFERRAL.get() is not None:
-        yield
+    scope, wait for every commit as before.
+
+    A scope may span two blocks, as a web request takes a hold and hands the turn to a task
+    of its own: the first opens it with ``flush=False`` (its end waits for nothing) and the
+    second passes it as ``scope`` and ends it. If the second never runs, the first one's
+    commits wait for the next commit that waits (the hold given back, say)."""
+    current = _DEFERRAL.get()
+    if scope is None and current is not None:
+        yield current
         return
-    scope = _Deferral()
+    scope = Deferral() if scope is None else scope
     token = _DEFERRAL.set(scope)
     try:
-        yield
+        yield scope
     except BaseException:
-        # what the body raised is what the caller sees; the flush is tried all the same
-        with suppress(StoreError):
-            _flush(scope)
+        if flush:  # what the body raised is what the caller sees; the flush is tried anyway
+            with suppress(StoreError):
+                _flush(scope)
         raise
     else:
-        _flush(scope)
+        if flush:
+            _flush(scope)
     finally:
         _DEFERRAL.reset(token)
 
@@ -309,7 +316,7 @@ def _noted(db: Database, deferred: Callable[[], object] | None) -> bool:
     return True
 
 
-def _flush(scope: _Deferral) -> None:
+def _flush(scope: Deferral) -> None:
     while scope.pending:
         _, flush = scope.pending.popitem()
         flush()

@@ -12,6 +12,7 @@ commits wait again (a durable engine's step)."""
 
 from ._sql import (
     Database,
+    Deferral,
     SqlDiagnostics,
     SqlJournal,
     SqlLedger,
@@ -29,6 +30,7 @@ from ._sql import (
 
 __all__ = [
     "Database",
+    "Deferral",
     "SqlDiagnostics",
     "SqlJournal",
     "SqlLedger",

@@ -87,7 +87,7 @@ from surefoot.messages import (
     ToolResultsMessage,
     UserMessage,
 )
-from surefoot.sql import deferred_flush
+from surefoot.sql import Deferral, deferred_flush
 from surefoot.tracing import Tracer
 
 from .. import render
@@ -403,9 +403,13 @@ class _Web:
         held = ExitStack()
         held.callback(release)
         started = False
+        # the hold's commit need not wait for the disk: the turn's task ends its scope (a
+        # refusal gives the hold back, and that waits)
+        commits = Deferral()
         try:
             try:
-                lease = held.enter_context(self.coach.agent.hold(conversation_id))
+                with deferred_flush(commits, flush=False):
+                    lease = held.enter_context(self.coach.agent.hold(conversation_id))
             except ConversationBusyError:
                 return self.json({"error": "busy", "message": ui(lang, "busy")}, 409)
             refused = refusal()
@@ -413,7 +417,7 @@ class _Web:
                 return refused
             if self.durable is not None:
                 held.close()  # on DBOS each step of the workflow holds the conversation itself
-            response = await self.stream(conversation_id, run, lease, held, lang)
+            response = await self.stream(conversation_id, run, lease, held, lang, commits)
             started = True
             return response
         finally:
@@ -421,14 +425,22 @@ class _Web:
                 held.close()
 
     async def stream(
-        self, conversation_id: str, run: RunTurn, lease: Lease, held: ExitStack, lang: Lang
+        self,
+        conversation_id: str,
+        run: RunTurn,
+        lease: Lease,
+        held: ExitStack,
+        lang: Lang,
+        commits: Deferral,
     ) -> Response:
-        """Run a turn in its own task (which releases the lock and the conversation) and
-        stream its events, from the first one after ``start``. A turn that fails before
+        """Run a turn in its own task (which releases the lock and the conversation, and ends
+        the ``commits`` scope the hold was taken in) and stream its events, from the first
+        one after ``start``. A turn that fails before
         anything happened (the model did not answer, the database failed) is not streamed:
         it is ``503`` with ``Retry-After`` and the message in ``lang`` (``_unavailable``)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        task = asyncio.create_task(self._turn(conversation_id, run, lease, held, queue, lang))
+        turn = self._turn(conversation_id, run, lease, held, queue, lang, commits)
+        task = asyncio.create_task(turn)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         head: list[Event] = []
@@ -454,6 +466,7 @@ class _Web:
         held: ExitStack,
         queue: asyncio.Queue[Event | None],
         lang: Lang,
+        commits: Deferral,
     ) -> None:
         calls: list[Event] = []
 
@@ -467,9 +480,10 @@ class _Web:
 
         ending: Event | None = None
         try:
-            # the turn's journal commits need not wait for the disk: giving the hold back
-            # waits, and so does this scope's end, before the person is told how it ended
-            with deferred_flush():
+            # the turn's journal commits (and the hold's) need not wait for the disk: giving
+            # the hold back waits, and so does this scope's end, before the person is told
+            # how the turn ended
+            with deferred_flush(commits):
                 try:
                     queue.put_nowait({"type": "start", "conversation_id": conversation_id})
                     ending = await self._ending(conversation_id, run, lease, on_event, lang)
