@@ -552,18 +552,23 @@ def _ref_of(model: Model, kept: ModelRef | None) -> ModelRef:
     return ModelRef(provider, name, url)
 
 
-@contextmanager
 def _holding(
     journal: Journal, conversation_id: str, lease: Lease | None, seconds: float
-) -> Iterator[Lease]:
+) -> AbstractContextManager[Lease]:
     """A new hold on the conversation, or ``lease``, a hold already taken (it stays held).
-    The journal's commits under it need not wait for the disk (``deferred_flush``): the
-    claim before a write, the write, and the hold given back wait, and so does the end of
-    this block, so a turn has its journal on disk before its caller sees how it ended."""
+    On a ``SqlJournal`` the journal's commits under it need not wait for the disk
+    (``deferred_flush``): the claim before a write, the write, and the hold given back
+    wait, and so does the end of this block, so a turn has its journal on disk before its
+    caller sees how it ended."""
     if lease is not None and lease.conversation_id != conversation_id:
         msg = "the lease is for another conversation"
         raise ConfigurationError(msg)
     hold = _Hold(journal, conversation_id, seconds) if lease is None else nullcontext(lease)
+    return _deferring(hold) if isinstance(journal, SqlJournal) else hold
+
+
+@contextmanager
+def _deferring(hold: AbstractContextManager[Lease]) -> Iterator[Lease]:
     with deferred_flush(), hold as held:
         yield held
 
