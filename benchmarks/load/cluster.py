@@ -35,6 +35,7 @@ def bin_dir() -> Path | None:
 
 
 def _bin_dir() -> Path:
+    """``bin_dir()``, or the run ends with what to do instead."""
     found = bin_dir()
     if found is None:
         msg = "no initdb on this machine: pass --db-url postgresql://... instead"
@@ -95,9 +96,7 @@ class Cluster:
         for process in self.processes():
             with suppress(psutil.Error):
                 title = " ".join(process.cmdline())
-                if any(
-                    name in title for name in ("walwriter", "background writer", "checkpointer")
-                ):
+                if any(name in title for name in _FLUSHERS):
                     process.send_signal(signal.SIGSTOP)
         processes = self.processes()
         for process in processes:

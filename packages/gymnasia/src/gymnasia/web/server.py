@@ -435,9 +435,9 @@ class _Web:
     ) -> Response:
         """Run a turn in its own task (which releases the lock and the conversation, and ends
         the ``commits`` scope the hold was taken in) and stream its events, from the first
-        one after ``start``. A turn that fails before
-        anything happened (the model did not answer, the database failed) is not streamed:
-        it is ``503`` with ``Retry-After`` and the message in ``lang`` (``_unavailable``)."""
+        one after ``start``. A turn that fails before anything happened (the model did not
+        answer, the database failed) is not streamed: it is ``503`` with ``Retry-After`` and
+        the message in ``lang`` (``_unavailable``)."""
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         turn = self._turn(conversation_id, run, lease, held, queue, lang, commits)
         task = asyncio.create_task(turn)
