@@ -38,12 +38,9 @@ def db(db_url: str) -> Iterator[Database]:
     database.close()
 
 
-_agent = rounds_agent
-
-
 def _commits(db: Database, tool: str, rounds: int, conversation: str) -> int:
     """The commits of one turn of ``rounds`` rounds of ``tool``."""
-    agent = _agent(db, tool, rounds)
+    agent = rounds_agent(db, tool, rounds)
     with counting(db.counts) as made:
         result = asyncio.run(agent.run_turn("go", conversation_id=conversation))
     assert result.stop_reason == "completed"
@@ -104,7 +101,7 @@ def test_a_warm_turn_reads_nothing_back(db: Database) -> None:
     """A turn on a conversation whose last turn this journal wrote, held again with nobody's
     hold in between, reads nothing of the journal back: what its own appends left is all
     there can be. Every transaction of the turn is a commit that writes."""
-    agent = _agent(db, "read_item", 1)
+    agent = rounds_agent(db, "read_item", 1)
     asyncio.run(agent.run_turn("warm up", conversation_id="c_warm"))
     with counting(db.counts) as made:
         asyncio.run(agent.run_turn("again", conversation_id="c_warm"))
@@ -175,7 +172,7 @@ def test_the_round_trips_of_a_warm_write_turn(db: Database, tool: str) -> None:
     ``commit_in`` is not read back. The budget counts every statement and each
     transaction's ``BEGIN`` and ``COMMIT``: a change that adds a round trip to PostgreSQL
     fails here."""
-    agent = _agent(db, tool, 1)
+    agent = rounds_agent(db, tool, 1)
     asyncio.run(agent.run_turn("warm up", conversation_id="c_trips"))
     with counting(db.counts) as made:
         asyncio.run(agent.run_turn("again", conversation_id="c_trips"))
@@ -206,7 +203,7 @@ def test_a_turn_waits_for_the_disk_only_where_something_depends_on_it(
     given back wait, and the last of them covers everything before it. A read turn waits
     once, a write turn three times, where each of its commits used to wait. On SQLite
     every commit waits, as before."""
-    agent = _agent(db, tool, 1)
+    agent = rounds_agent(db, tool, 1)
     asyncio.run(agent.run_turn("warm up", conversation_id="c_waits"))
     with counting(db.counts) as made:
         asyncio.run(agent.run_turn("again", conversation_id="c_waits"))
